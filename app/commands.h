@@ -1,0 +1,15 @@
+#pragma once
+
+// One subcommand per file (KataGo's layout). Each Add*Command registers its options on `app` and
+// sets the callback that runs it; the callback throws vz::Error on bad input, which main() prints
+// on one line before exiting with status 1.
+
+#include <CLI/CLI.hpp>
+
+namespace vz::app {
+
+void AddVersionCommand(CLI::App& app);
+void AddPerftCommand(CLI::App& app);
+void AddShowCommand(CLI::App& app);
+
+}  // namespace vz::app

@@ -1,0 +1,47 @@
+#pragma once
+
+// Perft: the number of legal move sequences of a given length from a position (draw rules
+// ignored, as usual for chess and draughts perft). Bulk counting: at depth 1 the size of the legal
+// move list is returned without playing the moves.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/core/game.h"
+
+namespace vz {
+
+template <Game G>
+uint64_t Perft(const typename G::Position& position, int depth) {
+  if (depth <= 0) return 1;
+  typename G::MoveList moves;
+  G::GenerateMoves(position, moves);
+  if (depth == 1) return uint64_t(moves.size);
+  uint64_t total = 0;
+  for (Move move : moves) {
+    typename G::Position child = position;
+    G::ApplyMove(child, move);
+    total += Perft<G>(child, depth - 1);
+  }
+  return total;
+}
+
+// Perft split by first move: (move in protocol form, leaf count) for every legal move, in
+// generation order. depth >= 1.
+template <Game G>
+std::vector<std::pair<std::string, uint64_t>> PerftDivide(const typename G::Position& position,
+                                                         int depth) {
+  typename G::MoveList moves;
+  G::GenerateMoves(position, moves);
+  std::vector<std::pair<std::string, uint64_t>> result;
+  for (Move move : moves) {
+    typename G::Position child = position;
+    G::ApplyMove(child, move);
+    result.emplace_back(G::FormatMove(position, move), Perft<G>(child, depth - 1));
+  }
+  return result;
+}
+
+}  // namespace vz

@@ -1,0 +1,93 @@
+#include "engine/registry.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "engine/core/error.h"
+#include "engine/core/game_state.h"
+#include "engine/core/perft.h"
+#include "engine/games.h"
+
+namespace vz {
+namespace {
+
+template <Game G>
+class VariantImpl final : public Variant {
+ public:
+  std::string_view name() const override { return G::kName; }
+  std::string StartFen() const override { return G::FormatPosition(G::InitialPosition()); }
+
+  uint64_t Perft(std::string_view fen, int depth) const override {
+    if (depth < 0) throw Error("perft depth " + std::to_string(depth) + " is negative");
+    return vz::Perft<G>(Parse(fen), depth);
+  }
+
+  std::vector<std::pair<std::string, uint64_t>> PerftDivide(std::string_view fen,
+                                                           int depth) const override {
+    if (depth < 1) throw Error("perft --divide needs depth >= 1, got " + std::to_string(depth));
+    return vz::PerftDivide<G>(Parse(fen), depth);
+  }
+
+  PositionReport Show(std::string_view fen, const std::vector<std::string>& moves) const override {
+    GameState<G> game(Parse(fen));
+    PositionReport report;
+    for (size_t i = 0; i < moves.size(); ++i) {
+      if (game.outcome().IsTerminal()) {
+        throw Error("move " + std::to_string(i + 1) + " '" + moves[i] + "': the game is over (" +
+                    ReasonName(game.outcome().reason) + ")");
+      }
+      const typename G::Position before = game.position();
+      Move move;
+      try {
+        move = G::ParseMove(before, moves[i]);
+      } catch (const Error& error) {
+        throw Error("move " + std::to_string(i + 1) + ": " + error.what());
+      }
+      report.played_display.push_back(G::FormatDisplayMove(before, move));
+      game.Play(move);
+    }
+    const typename G::Position& position = game.position();
+    report.fen = G::FormatPosition(position);
+    report.board = G::BoardPicture(position);
+    report.side_to_move = G::SideToMove(position);
+    report.has_check = G::kHasCheck;
+    report.in_check = G::kHasCheck && G::InCheck(position);
+    report.outcome = game.outcome();
+    for (Move move : game.legal_moves()) {
+      report.legal_moves.push_back(G::FormatMove(position, move));
+      report.legal_moves_display.push_back(G::FormatDisplayMove(position, move));
+    }
+    return report;
+  }
+
+ private:
+  static typename G::Position Parse(std::string_view fen) {
+    return fen.empty() ? G::InitialPosition() : G::ParsePosition(fen);
+  }
+};
+
+template <class... Gs>
+std::vector<const Variant*> MakeVariants(GameList<Gs...>) {
+  std::vector<const Variant*> variants = {new VariantImpl<Gs>()...};
+  std::sort(variants.begin(), variants.end(),
+            [](const Variant* a, const Variant* b) { return a->name() < b->name(); });
+  return variants;
+}
+
+}  // namespace
+
+const std::vector<const Variant*>& AllVariants() {
+  static const std::vector<const Variant*> variants = MakeVariants(AllGames{});
+  return variants;
+}
+
+const Variant& FindVariant(std::string_view name) {
+  std::string known;
+  for (const Variant* variant : AllVariants()) {
+    if (variant->name() == name) return *variant;
+    known += (known.empty() ? "" : ", ") + std::string(variant->name());
+  }
+  throw Error("unknown variant '" + std::string(name) + "' (known: " + known + ")");
+}
+
+}  // namespace vz
