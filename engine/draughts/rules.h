@@ -1,0 +1,306 @@
+#pragma once
+
+// Portuguese draughts rule core: position, move encoding, legal move generation, apply, outcome.
+// Host and device (VZ_HD); no heap, exceptions, virtual calls or std containers. The rules are
+// summarised in engine/draughts/game.h; square numbering and bit layout in engine/draughts/board.h.
+//
+// Move bit layout (vz::Move::raw, 64 bits):
+//   bits  0- 4  from      bit index of the start square (square number - 1)
+//   bits  5- 9  to        bit index of the final square (may equal `from` for a king capture)
+//   bits 10-41  captured  mask of the captured pieces (0 for a plain move)
+//   bit  42     promotion the moving man ends on its far rank and becomes a king
+//   bits 43-63  zero
+// The landing squares of a capture are not stored: a move is the triple (from, to, captured) and
+// two capture sequences with the same triple are the same move. Notation recomputes a landing path
+// when it needs the long form (engine/draughts/notation.h).
+
+#include <cstdint>
+
+#include "engine/core/macros.h"
+#include "engine/core/types.h"
+#include "engine/draughts/board.h"
+
+namespace vz::draughts {
+
+// Plies of the twenty-move rule (20 moves by each player without a man move or capture).
+inline constexpr int kTwentyMovePlies = 40;
+// Moves of the stronger side allowed under the three-kings-against-one rule.
+inline constexpr int kThreeKingsMoves = 12;
+// Counters saturate here; position strings accept values up to it.
+inline constexpr int kMaxCounter = 9999;
+// Upper bound on legal moves. Plain moves: at most 12 kings x 13 squares = 156. Captures have no
+// simple proof of a bound; the generator checks it (VZ_CHECK) rather than overflow.
+inline constexpr int kMaxMoves = 256;
+
+using DraughtsMoveList = MoveList<kMaxMoves>;
+
+struct Position {
+  uint32_t white = 0;  // bit per square: White's pieces
+  uint32_t black = 0;  // Black's pieces
+  uint32_t kings = 0;  // kings of either colour (subset of white | black)
+  // Plies since the last man move or capture (the PDN FEN field :H).
+  uint16_t twenty_move_plies = 0;
+  // Moves made by the stronger side since three kings against one king first appeared (field
+  // :T); 0 whenever the material is anything else.
+  uint16_t three_kings_moves = 0;
+  Color side_to_move = Color::kWhite;
+  uint64_t hash = 0;  // Zobrist hash of pieces and side to move (counters excluded)
+};
+
+VZ_HD constexpr Move MakeMove(int from, int to, uint32_t captured, bool promotion) {
+  return Move{uint64_t(from) | uint64_t(to) << 5 | uint64_t(captured) << 10 |
+              uint64_t(promotion) << 42};
+}
+VZ_HD constexpr int MoveFrom(Move move) { return int(move.raw & 31); }
+VZ_HD constexpr int MoveTo(Move move) { return int((move.raw >> 5) & 31); }
+VZ_HD constexpr uint32_t MoveCaptured(Move move) { return uint32_t(move.raw >> 10); }
+VZ_HD constexpr bool MovePromotes(Move move) { return (move.raw >> 42) & 1; }
+VZ_HD constexpr bool IsCapture(Move move) { return MoveCaptured(move) != 0; }
+
+// Zobrist hash of `p` from scratch (pieces and side to move).
+VZ_HD inline uint64_t ComputeHash(const Position& p) {
+  const auto& keys = DraughtsZobrist().key;
+  uint64_t hash = 0;
+  for (uint32_t b = p.white | p.black; b; b &= b - 1) {
+    const int s = LowestBit(b);
+    const int kind = ((p.black >> s) & 1) * 2 + ((p.kings >> s) & 1);
+    hash ^= keys[kind * kNumSquares + s];
+  }
+  if (p.side_to_move == Color::kBlack) hash ^= keys[kZobristSideIndex];
+  return hash;
+}
+
+// True when one side has exactly three kings and no men and the other exactly one king.
+VZ_HD inline bool IsThreeKingsAgainstOne(const Position& p) {
+  if ((p.white | p.black) & ~p.kings) return false;
+  const int white = PopCount(p.white), black = PopCount(p.black);
+  return (white == 3 && black == 1) || (white == 1 && black == 3);
+}
+
+// The start position: White's men on 1-12, Black's on 21-32, White to move.
+VZ_HD inline Position InitialPosition() {
+  Position p;
+  p.white = 0x00000FFFu;
+  p.black = 0xFFF00000u;
+  p.hash = ComputeHash(p);
+  return p;
+}
+
+namespace internal {
+
+// Depth-first search over capture sequences (Turkish strike: jumped pieces stay on the board
+// until the move ends, block, and cannot be jumped twice). Keeps in `list` the distinct moves of
+// the best score = 16 * pieces taken + kings taken (quantity, then quality).
+struct CaptureSearch {
+  uint32_t them;        // enemy pieces
+  uint32_t them_kings;  // enemy kings
+  uint32_t occupied;    // every piece but the mover (its start square counts as empty)
+  int from;
+  int best_score;  // starts at 16: a sequence must take at least one piece
+  DraughtsMoveList* list;
+};
+
+// kMayRepeat: whether this piece can reach the same (to, captured) along two sequences. A man
+// cannot: it rises two ranks per jump, so its captured pieces lie on distinct ranks and fix the
+// order of its jumps; a king can (different landing squares, or a loop taken either way).
+template <bool kMayRepeat>
+VZ_HD void Record(CaptureSearch& s, int to, uint32_t captured, int score, bool promotion) {
+  if (score < s.best_score) return;
+  const Move move = MakeMove(s.from, to, captured, promotion);
+  if (score > s.best_score) {
+    s.best_score = score;
+    s.list->size = 0;
+  } else if (kMayRepeat) {
+    for (int i = 0; i < s.list->size; ++i) {
+      if (s.list->moves[i] == move) return;
+    }
+  }
+  VZ_CHECK(s.list->size < kMaxMoves);
+  s.list->Push(move);
+}
+
+template <bool kWhite>
+VZ_HD void ManCaptures(CaptureSearch& s, int square, uint32_t captured, int score) {
+  const Geometry& g = GeometryTable();
+  bool extended = false;
+  for (int i = 0; i < 2; ++i) {
+    const int d = kWhite ? i : 2 + i;  // men capture forwards only
+    const int land = g.jump[square][d];
+    if (land < 0) continue;
+    const uint32_t over = Bit(g.neighbour[square][d]);
+    if (!(s.them & over) || (captured & over) || (s.occupied & Bit(land))) continue;
+    extended = true;
+    ManCaptures<kWhite>(s, land, captured | over, score + 16 + ((s.them_kings & over) ? 1 : 0));
+  }
+  // A man never continues past its far rank (it has no forward square), so it crowns here.
+  if (!extended) Record<false>(s, square, captured, score, kWhite ? square >= 28 : square < 4);
+}
+
+VZ_HD inline void KingCaptures(CaptureSearch& s, int square, uint32_t captured, int score) {
+  const Geometry& g = GeometryTable();
+  bool extended = false;
+  for (int d = 0; d < kNumDirections; ++d) {
+    const uint32_t blockers = g.ray[square][d] & s.occupied;
+    if (!blockers) continue;
+    const int target = FirstOnRay(blockers, d);
+    const uint32_t target_bit = Bit(target);
+    if (!(s.them & target_bit) || (captured & target_bit)) continue;
+    uint32_t landings = g.ray[target][d];
+    if (const uint32_t beyond = landings & s.occupied) {
+      const int stop = FirstOnRay(beyond, d);
+      landings &= ~(g.ray[stop][d] | Bit(stop));
+    }
+    const int next_score = score + 16 + ((s.them_kings & target_bit) ? 1 : 0);
+    for (; landings; landings &= landings - 1) {
+      extended = true;
+      KingCaptures(s, LowestBit(landings), captured | target_bit, next_score);
+    }
+  }
+  if (!extended) Record<true>(s, square, captured, score, false);
+}
+
+VZ_HD VZ_FORCE_INLINE void PushShifted(DraughtsMoveList& list, uint32_t targets, int delta,
+                                       uint32_t promotion_rank) {
+  for (; targets; targets &= targets - 1) {
+    const int to = LowestBit(targets);
+    list.Push(MakeMove(to - delta, to, 0, (promotion_rank >> to) & 1));
+  }
+}
+
+template <bool kWhite>
+VZ_HD void GenerateMovesFor(const Position& p, DraughtsMoveList& list) {
+  const uint32_t us = kWhite ? p.white : p.black;
+  const uint32_t them = kWhite ? p.black : p.white;
+  const uint32_t occupied = p.white | p.black;
+  const uint32_t empty = ~occupied;
+  const uint32_t men = us & ~p.kings;
+  const uint32_t kings = us & p.kings;
+
+  // Men with an enemy piece diagonally in front and an empty square behind it.
+  const uint32_t jumpers = kWhite ? men & (ShiftDownLeft(ShiftDownLeft(empty) & them) |
+                                           ShiftDownRight(ShiftDownRight(empty) & them))
+                                  : men & (ShiftUpLeft(ShiftUpLeft(empty) & them) |
+                                           ShiftUpRight(ShiftUpRight(empty) & them));
+  if (jumpers | kings) {
+    CaptureSearch search{them, them & p.kings, 0, 0, 16, &list};
+    for (uint32_t b = jumpers; b; b &= b - 1) {
+      search.from = LowestBit(b);
+      search.occupied = occupied & ~Bit(search.from);
+      ManCaptures<kWhite>(search, search.from, 0, 0);
+    }
+    for (uint32_t b = kings; b; b &= b - 1) {
+      search.from = LowestBit(b);
+      search.occupied = occupied & ~Bit(search.from);
+      KingCaptures(search, search.from, 0, 0);
+    }
+    if (list.size) return;
+  }
+
+  if (kWhite) {
+    PushShifted(list, ((men & kEvenRows & ~kColumnK0) << 3) & empty, 3, kRow7);
+    PushShifted(list, ((men & kOddRows & ~kRow7) << 4) & empty, 4, kRow7);
+    PushShifted(list, ((men & kEvenRows) << 4) & empty, 4, kRow7);
+    PushShifted(list, ((men & kOddRows & ~kColumnK3 & ~kRow7) << 5) & empty, 5, kRow7);
+  } else {
+    PushShifted(list, ((men & kEvenRows & ~kColumnK0 & ~kRow0) >> 5) & empty, -5, kRow0);
+    PushShifted(list, ((men & kOddRows) >> 4) & empty, -4, kRow0);
+    PushShifted(list, ((men & kEvenRows & ~kRow0) >> 4) & empty, -4, kRow0);
+    PushShifted(list, ((men & kOddRows & ~kColumnK3) >> 3) & empty, -3, kRow0);
+  }
+
+  const Geometry& g = GeometryTable();
+  for (uint32_t b = kings; b; b &= b - 1) {
+    const int from = LowestBit(b);
+    for (int d = 0; d < kNumDirections; ++d) {
+      uint32_t targets = g.ray[from][d];
+      if (const uint32_t blockers = targets & occupied) {
+        const int stop = FirstOnRay(blockers, d);
+        targets &= ~(g.ray[stop][d] | Bit(stop));
+      }
+      for (; targets; targets &= targets - 1)
+        list.Push(MakeMove(from, LowestBit(targets), 0, false));
+    }
+  }
+}
+
+}  // namespace internal
+
+// Fills `list` (cleared first) with every legal move of `p`: the captures of the best
+// (quantity, quality) score if any capture exists, else every plain move. Draw rules are ignored
+// (see LocalOutcome).
+VZ_HD inline void GenerateMoves(const Position& p, DraughtsMoveList& list) {
+  list.size = 0;
+  if (p.side_to_move == Color::kWhite) {
+    internal::GenerateMovesFor<true>(p, list);
+  } else {
+    internal::GenerateMovesFor<false>(p, list);
+  }
+}
+
+// Plays `move`, which must be legal in `p`: moves the piece, removes the captured pieces, crowns,
+// updates both counters and the hash, and passes the turn.
+VZ_HD inline void ApplyMove(Position& p, Move move) {
+  const auto& keys = DraughtsZobrist().key;
+  const bool white = p.side_to_move == Color::kWhite;
+  const int from = MoveFrom(move), to = MoveTo(move);
+  const uint32_t captured = MoveCaptured(move);
+  const uint32_t from_bit = Bit(from), to_bit = Bit(to);
+  const bool king = (p.kings & from_bit) != 0;
+  const int our_kind = white ? 0 : 2;
+  const int their_kind = white ? 2 : 0;
+
+  uint32_t& us = white ? p.white : p.black;
+  uint32_t& them = white ? p.black : p.white;
+  us = (us & ~from_bit) | to_bit;  // also right when from == to
+  const bool promotion = MovePromotes(move);
+  if (king) {
+    p.kings = (p.kings & ~from_bit) | to_bit;
+  } else if (promotion) {
+    p.kings |= to_bit;
+  }
+  p.hash ^= keys[(our_kind + king) * kNumSquares + from] ^
+            keys[(our_kind + (king || promotion)) * kNumSquares + to];
+
+  if (captured) {
+    for (uint32_t b = captured; b; b &= b - 1) {
+      const int s = LowestBit(b);
+      p.hash ^= keys[(their_kind + ((p.kings >> s) & 1)) * kNumSquares + s];
+    }
+    them &= ~captured;
+    p.kings &= ~captured;
+  }
+
+  if (captured || !king) {
+    // A man move or a capture: the twenty-move count restarts, and the material changed (or men
+    // remain), so a three-kings count, if any, restarts from this first position.
+    p.twenty_move_plies = 0;
+    p.three_kings_moves = 0;
+  } else {
+    if (p.twenty_move_plies < kMaxCounter) ++p.twenty_move_plies;
+    if (!IsThreeKingsAgainstOne(p)) {
+      p.three_kings_moves = 0;
+    } else if (PopCount(us) == 3 && p.three_kings_moves < kMaxCounter) {
+      ++p.three_kings_moves;
+    }
+  }
+
+  p.side_to_move = Opponent(p.side_to_move);
+  p.hash ^= keys[kZobristSideIndex];
+}
+
+// Outcome decided by `p` alone, given its number of legal moves: no legal move loses (decided
+// before any draw), then the twenty-move rule, then three kings against one.
+VZ_HD inline Outcome LocalOutcome(const Position& p, int num_legal_moves) {
+  if (num_legal_moves == 0) return {WinFor(Opponent(p.side_to_move)), Reason::kNoLegalMove};
+  if (p.twenty_move_plies >= kTwentyMovePlies) return {Status::kDraw, Reason::kTwentyMoveRule};
+  if (p.three_kings_moves >= kThreeKingsMoves && IsThreeKingsAgainstOne(p)) {
+    return {Status::kDraw, Reason::kThreeKingsRule};
+  }
+  return {};
+}
+
+// Policy index: from * 32 + to, in [0, 1024). Captures with equal start and end squares that take
+// different pieces share an index.
+VZ_HD constexpr int ActionIndex(Move move) { return MoveFrom(move) * kNumSquares + MoveTo(move); }
+
+}  // namespace vz::draughts

@@ -1,0 +1,58 @@
+#pragma once
+
+// Helpers shared by the Portuguese draughts tests.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/core/error.h"
+#include "engine/draughts/game.h"
+
+namespace vz::draughts::testing {
+
+// Legal moves of `fen` in protocol form, sorted.
+inline std::vector<std::string> SortedMoves(std::string_view fen) {
+  const Position p = ParsePosition(fen);
+  DraughtsMoveList moves;
+  GenerateMoves(p, moves);
+  std::vector<std::string> text;
+  for (Move move : moves) text.push_back(FormatMove(p, move));
+  std::sort(text.begin(), text.end());
+  return text;
+}
+
+inline std::vector<std::string> Sorted(std::vector<std::string> text) {
+  std::sort(text.begin(), text.end());
+  return text;
+}
+
+// The vz::Error message thrown by `call`, or "" (with a test failure) when nothing is thrown.
+template <class F>
+std::string ErrorOf(F call) {
+  try {
+    call();
+  } catch (const Error& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "no vz::Error thrown";
+  return "";
+}
+
+// `fen` after playing `moves` (protocol strings) one by one.
+inline Position Play(std::string_view fen, const std::vector<std::string>& moves) {
+  Position p = ParsePosition(fen);
+  for (const std::string& text : moves) ApplyMove(p, ParseMove(p, text));
+  return p;
+}
+
+inline int NumLegal(const Position& p) {
+  DraughtsMoveList moves;
+  GenerateMoves(p, moves);
+  return moves.size;
+}
+
+}  // namespace vz::draughts::testing
