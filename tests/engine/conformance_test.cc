@@ -55,7 +55,9 @@ TYPED_TEST(ConformanceTest, RandomGamesEndOrStayOngoingConsistently) {
     if (game.outcome().IsTerminal()) ++ended;
     // A terminal position by the rules of the position alone has no legal moves or a draw reason.
     const Outcome local = G::LocalOutcome(game.position(), game.legal_moves().size);
-    if (game.legal_moves().size == 0) EXPECT_TRUE(local.IsTerminal());
+    if (game.legal_moves().size == 0) {
+      EXPECT_TRUE(local.IsTerminal());
+    }
   }
   EXPECT_GT(ended, 0) << "no random game of " << G::kName << " ended within 5000 plies";
 }
@@ -123,7 +125,9 @@ TYPED_TEST(ConformanceTest, ActionIndicesInRangeAndDistinctUpToSharedCaptures) {
     // Moves that share an index are exactly the ones the game's encoding cannot separate
     // (draughts captures with equal start and end); all other moves get distinct indices.
     EXPECT_EQ(int(seen_protocol.size()), moves.size);
-    if (!G::kActionsMayCollide) EXPECT_EQ(int(seen.size()), moves.size) << G::FormatPosition(position);
+    if (!G::kActionsMayCollide) {
+      EXPECT_EQ(int(seen.size()), moves.size) << G::FormatPosition(position);
+    }
   });
 }
 

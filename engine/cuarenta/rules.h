@@ -1,0 +1,432 @@
+#pragma once
+
+// The Cuarenta rule core (VZ_HD: host and CUDA device; no heap, no exceptions): position, legal
+// move generation, apply, check, position-local outcome and the action (policy) index. The rules
+// themselves are summarised in engine/cuarenta/game.h; the board and its index mapping in
+// engine/cuarenta/board.h.
+//
+// Move bit layout (vz::Move::raw):
+//   bits  0..5   from square (0..39)
+//   bits  6..11  to square (0..39); equal to from for a promotion in place
+//   bits 12..14  promotion piece type (kCamel, kFrog, kGuard, kVao, kBishop), 0 = none
+//   bit  15      castling (king's start square -> camel's start square)
+//   other bits   zero
+//
+// Action index (policy index), in [0, kNumActions = 40 * 72): from * 72 + plane, where the from
+// square and the step (dx, dy) are first turned half a turn when Black moves (square i -> 39 - i,
+// (dx, dy) -> (-dx, -dy)), so that the side to move always plays up the board. Planes:
+//    0..27  diagonal moves: direction (+1,+1) (-1,+1) (+1,-1) (-1,-1) * 7 + distance - 1 (1..7)
+//   28..43  orthogonal moves: direction (0,+2) (+2,0) (0,-2) (-2,0) * 4 + steps - 1 (1..4)
+//   44..51  camel leaps (+1,+3) (+1,-3) (-1,+3) (-1,-3) (+3,+1) (+3,-1) (-3,+1) (-3,-1); castling
+//           uses the leap from the king's to the camel's start square (e2-h1 is (+3,-1))
+//   52..66  pawn move with promotion: forward direction (-1,+1) (0,+2) (+1,+1) * 5 + piece index
+//   67..71  promotion in place: piece index
+// with piece index camel 0, frog 1, guard 2, vao 3, bishop 4. A pawn move that declines promotion
+// uses the plain diagonal / orthogonal plane. Every legal move of a position gets its own index.
+
+#include <cstdint>
+
+#include "engine/core/types.h"
+#include "engine/cuarenta/board.h"
+
+namespace vz::cuarenta {
+
+// Proven bound: at most 12 non-king pieces per side (the parser rejects more than 13 pieces), each
+// with at most 19 legal moves (a pawn on its 8th rank: 3 targets x 6 promotion choices + camel in
+// place; a slider has at most 14, frog 12, guard and camel 8), plus the king's 6 and castling.
+inline constexpr int kMaxMoves = 256;
+inline constexpr int kNumPlanes = 72;
+inline constexpr int kNumActions = kNumSquares * kNumPlanes;
+inline constexpr int kFortyMovePlies = 80;
+
+// Castling squares of each colour (functions, not arrays: device code cannot index host arrays).
+VZ_HD constexpr int KingStart(int color) { return color == 0 ? 6 : 33; }   // e2, e8
+VZ_HD constexpr int CamelStart(int color) { return color == 0 ? 3 : 36; }  // h1, b9
+VZ_HD constexpr uint64_t CastleSquares(int color) {
+  return Bit(KingStart(color)) | Bit(CamelStart(color));
+}
+
+// A position: bitboards, a mailbox, side to move, counters and the incremental Zobrist hash
+// (pieces, side to move, castling rights; not the counters). Trivially copyable, 136 bytes.
+struct Position {
+  uint64_t by_color[2];              // [colour] occupied squares
+  uint64_t by_type[kNumPieceTypes];  // [piece type] both colours; [0] unused
+  uint64_t hash;
+  uint8_t board[kNumSquares];  // [square] 0 empty, else colour * 8 + piece type
+  uint8_t king[2];             // [colour] king square
+  uint8_t side_to_move;        // 0 White, 1 Black
+  uint8_t castling;            // bit colour: that side may still castle
+  uint16_t forty_count;        // plies since the last capture or promotion (saturates)
+  uint16_t move_number;        // starts at 1, incremented after Black's move
+};
+
+// Fields of a Move (layout above) and its construction; `promotion` is a PieceType or 0.
+VZ_HD constexpr int MoveFrom(Move move) { return int(move.raw & 63); }
+VZ_HD constexpr int MoveTo(Move move) { return int((move.raw >> 6) & 63); }
+VZ_HD constexpr int MovePromotion(Move move) { return int((move.raw >> 12) & 7); }
+VZ_HD constexpr bool MoveIsCastling(Move move) { return (move.raw >> 15) & 1; }
+VZ_HD constexpr Move MakeMove(int from, int to, int promotion = 0, bool castling = false) {
+  return Move{uint64_t(from) | uint64_t(to) << 6 | uint64_t(promotion) << 12 |
+              uint64_t(castling) << 15};
+}
+
+// Colour (0 White, 1 Black) and PieceType of a non-empty mailbox entry.
+VZ_HD constexpr int PieceColor(uint8_t piece) { return piece >> 3; }
+VZ_HD constexpr int PieceTypeOf(uint8_t piece) { return piece & 7; }
+
+// ---- position editing (also used by the parser) ----
+
+// Places a piece on an empty square, updating bitboards, mailbox, king square and hash.
+VZ_HD inline void PutPiece(Position& p, int color, int type, int square) {
+  p.board[square] = uint8_t(color * 8 + type);
+  p.by_color[color] |= Bit(square);
+  p.by_type[type] |= Bit(square);
+  p.hash ^= PieceKey(color, type, square);
+  if (type == kKing) p.king[color] = uint8_t(square);
+}
+
+// Removes the piece on an occupied square, updating bitboards, mailbox and hash.
+VZ_HD inline void RemovePiece(Position& p, int square) {
+  const uint8_t piece = p.board[square];
+  const int color = PieceColor(piece), type = PieceTypeOf(piece);
+  p.board[square] = 0;
+  p.by_color[color] &= ~Bit(square);
+  p.by_type[type] &= ~Bit(square);
+  p.hash ^= PieceKey(color, type, square);
+}
+
+// No pieces, White to move, no castling rights, counters at their start (hash of nothing).
+VZ_HD inline Position EmptyPosition() {
+  Position p{};
+  p.move_number = 1;
+  return p;
+}
+
+// The Zobrist hash of p from scratch (pieces, side to move, castling rights).
+VZ_HD inline uint64_t ComputeHash(const Position& p) {
+  uint64_t hash = 0;
+  for (int square = 0; square < kNumSquares; ++square) {
+    if (p.board[square]) {
+      hash ^= PieceKey(PieceColor(p.board[square]), PieceTypeOf(p.board[square]), square);
+    }
+  }
+  if (p.side_to_move) hash ^= Zobrist().key[kZobristSideKey];
+  for (int color = 0; color < 2; ++color) {
+    if (p.castling & (1 << color)) hash ^= Zobrist().key[kZobristCastleKey + color];
+  }
+  return hash;
+}
+
+// The start: cffb/vgkgv/pppp/5/4/5/PPPP/VGKGV/BFFC w wb 0 1.
+VZ_HD inline Position InitialPosition() {
+  Position p = EmptyPosition();
+  // White's setup; Black's is the same turned half a turn (square i -> 39 - i).
+  const int squares[13] = {6, 0, 4, 8, 3, 1, 2, 5, 7, 9, 10, 11, 12};
+  const int types[13] = {kKing,  kBishop, kVao,  kVao,  kCamel, kFrog, kFrog,
+                         kGuard, kGuard,  kPawn, kPawn, kPawn,  kPawn};
+  for (int k = 0; k < 13; ++k) {
+    PutPiece(p, 0, types[k], squares[k]);
+    PutPiece(p, 1, types[k], Rotate(squares[k]));
+  }
+  p.castling = 3;
+  p.hash = ComputeHash(p);
+  return p;
+}
+
+// ---- attacks ----
+
+// Whether a piece of the opponent of `us_color` (its pieces: `them` & p.by_type) could capture on
+// `square`, with occupancy `occupied`. The caller passes occupancy and enemy set after a tentative
+// move, so that legality needs no copy of the position; p.by_type is only ever masked with `them`.
+VZ_HD VZ_FORCE_INLINE bool SquareAttacked(const Position& p, int square, int us_color,
+                                          uint64_t occupied, uint64_t them) {
+  const BoardTables& t = Tables();
+  if (t.diagonal_step[square] & p.by_type[kKing] & them) return true;
+  // An enemy pawn attacks `square` from where our own pawn would step forward to.
+  if (t.pawn[us_color][square] & p.by_type[kPawn] & them) return true;
+  if (t.guard[square] & p.by_type[kGuard] & them) return true;
+  if (t.camel[square] & p.by_type[kCamel] & them) return true;
+  const uint64_t frogs = p.by_type[kFrog] & them;
+  if (t.orthogonal_step[square] & frogs) return true;
+  const uint64_t bishops = p.by_type[kBishop] & them;
+  const uint64_t vaos = p.by_type[kVao] & them;
+  for (int d = 0; d < 4; ++d) {
+    const uint64_t ray = t.ray[d][square];
+    const uint64_t blockers = ray & occupied;
+    if (!blockers) continue;
+    const int first = FirstOnRay(d, blockers);
+    if (Bit(first) & bishops) return true;
+    const uint64_t beyond = t.ray[d][first] & occupied;
+    if (beyond && (Bit(FirstOnRay(d, beyond)) & vaos)) return true;
+  }
+  // A frog captures by jumping an unbroken row of its own pieces: seen from `square`, an enemy
+  // frog at distance >= 2 inside the row of enemy pieces that starts next to `square`.
+  for (int d = 0; d < kNumDirections; ++d) {
+    const uint64_t ray = t.ray[d][square];
+    if (!(ray & frogs & ~t.adjacent[d][square])) continue;
+    const uint64_t not_them = ray & ~them;
+    uint64_t row = ray;
+    if (not_them) {
+      const int stop = FirstOnRay(d, not_them);
+      row = ray & ~t.ray[d][stop] & ~Bit(stop);
+    }
+    if (row & frogs & ~t.adjacent[d][square]) return true;
+  }
+  return false;
+}
+
+// Whether the side to move's king is attacked.
+VZ_HD inline bool InCheck(const Position& p) {
+  const int us = p.side_to_move;
+  return SquareAttacked(p, p.king[us], us, p.by_color[0] | p.by_color[1], p.by_color[us ^ 1]);
+}
+
+// ---- move generation ----
+
+namespace internal {
+
+struct GenContext {
+  uint64_t own, enemy, occupied, sensitive;
+  int us, king;
+};
+
+// Legality of a move of a non-king piece from `from` to `to` (not castling, not in place). A move
+// that touches no square on the king's eight lines, while not in check, cannot change any attack
+// on the king (leapers do not care about occupancy and captures only remove attackers).
+VZ_HD VZ_FORCE_INLINE bool PieceMoveLegal(const Position& p, const GenContext& c, int from,
+                                          int to) {
+  if (!((Bit(from) | Bit(to)) & c.sensitive)) return true;
+  return !SquareAttacked(p, c.king, c.us, (c.occupied & ~Bit(from)) | Bit(to), c.enemy & ~Bit(to));
+}
+
+template <class List>
+VZ_HD VZ_FORCE_INLINE void PushTargets(const Position& p, const GenContext& c, List& list, int from,
+                                       uint64_t targets) {
+  while (targets) {
+    const int to = LowestBit(targets);
+    targets &= targets - 1;
+    if (PieceMoveLegal(p, c, from, to)) list.Push(MakeMove(from, to));
+  }
+}
+
+}  // namespace internal
+
+// Fills `list` (cleared first) with every legal move of p (draw rules ignored): per piece type,
+// pawn moves followed by their promotion choices (camel, frog, guard, vao, bishop), promotions in
+// place, then castling.
+template <class List>
+VZ_HD inline void GenerateMoves(const Position& p, List& list) {
+  using internal::GenContext;
+  using internal::PieceMoveLegal;
+  using internal::PushTargets;
+  const BoardTables& t = Tables();
+  list.Clear();
+  GenContext c;
+  c.us = p.side_to_move;
+  c.own = p.by_color[c.us];
+  c.enemy = p.by_color[c.us ^ 1];
+  c.occupied = c.own | c.enemy;
+  c.king = p.king[c.us];
+  const bool in_check = SquareAttacked(p, c.king, c.us, c.occupied, c.enemy);
+  c.sensitive = in_check ? kAllSquares : t.all_rays[c.king];
+  const uint64_t own = c.own, occupied = c.occupied;
+
+  // Pawns.
+  const uint64_t pawns = p.by_type[kPawn] & own;
+  const uint64_t not_pawn_targets = own | (p.by_type[kPawn] & c.enemy);
+  for (uint64_t bits = pawns; bits;) {
+    const int from = LowestBit(bits);
+    bits &= bits - 1;
+    for (uint64_t targets = t.pawn[c.us][from] & ~not_pawn_targets; targets;) {
+      const int to = LowestBit(targets);
+      targets &= targets - 1;
+      if (!PieceMoveLegal(p, c, from, to)) continue;
+      list.Push(MakeMove(from, to));
+      if (Bit(to) & t.zone[c.us]) {
+        list.Push(MakeMove(from, to, kCamel));
+        if (Bit(to) & t.last_rank[c.us]) {
+          list.Push(MakeMove(from, to, kFrog));
+          list.Push(MakeMove(from, to, kGuard));
+          list.Push(MakeMove(from, to, kVao));
+          list.Push(MakeMove(from, to, kBishop));
+        }
+      }
+    }
+  }
+  // Promotion in place changes no occupancy, so it is legal exactly when not in check.
+  if (!in_check) {
+    for (uint64_t bits = pawns & t.zone[c.us]; bits;) {
+      const int square = LowestBit(bits);
+      bits &= bits - 1;
+      list.Push(MakeMove(square, square, kCamel));
+      if (Bit(square) & t.last_rank[c.us]) {
+        list.Push(MakeMove(square, square, kFrog));
+        list.Push(MakeMove(square, square, kGuard));
+        list.Push(MakeMove(square, square, kVao));
+        list.Push(MakeMove(square, square, kBishop));
+      }
+    }
+  }
+  // Guards and camels.
+  for (uint64_t bits = p.by_type[kGuard] & own; bits;) {
+    const int from = LowestBit(bits);
+    bits &= bits - 1;
+    PushTargets(p, c, list, from, t.guard[from] & ~own);
+  }
+  for (uint64_t bits = p.by_type[kCamel] & own; bits;) {
+    const int from = LowestBit(bits);
+    bits &= bits - 1;
+    PushTargets(p, c, list, from, t.camel[from] & ~own);
+  }
+  // Bishops and vaos.
+  for (uint64_t bits = p.by_type[kBishop] & own; bits;) {
+    const int from = LowestBit(bits);
+    bits &= bits - 1;
+    uint64_t targets = 0;
+    for (int d = 0; d < 4; ++d) {
+      const uint64_t ray = t.ray[d][from];
+      const uint64_t blockers = ray & occupied;
+      targets |= blockers ? ray & ~t.ray[d][FirstOnRay(d, blockers)] : ray;
+    }
+    PushTargets(p, c, list, from, targets & ~own);
+  }
+  for (uint64_t bits = p.by_type[kVao] & own; bits;) {
+    const int from = LowestBit(bits);
+    bits &= bits - 1;
+    uint64_t targets = 0;
+    for (int d = 0; d < 4; ++d) {
+      const uint64_t ray = t.ray[d][from];
+      const uint64_t blockers = ray & occupied;
+      if (!blockers) {
+        targets |= ray;
+        continue;
+      }
+      const int screen = FirstOnRay(d, blockers);
+      targets |= ray & ~t.ray[d][screen] & ~Bit(screen);
+      const uint64_t beyond = t.ray[d][screen] & occupied;
+      if (beyond) targets |= Bit(FirstOnRay(d, beyond)) & c.enemy;
+    }
+    PushTargets(p, c, list, from, targets);
+  }
+  // Frogs: orthogonal steps, and jumps over a row of own pieces that does not reach the edge.
+  for (uint64_t bits = p.by_type[kFrog] & own; bits;) {
+    const int from = LowestBit(bits);
+    bits &= bits - 1;
+    uint64_t targets = t.orthogonal_step[from] & ~own;
+    for (int d = 0; d < kNumDirections; ++d) {
+      if (!(t.adjacent[d][from] & own)) continue;
+      const uint64_t landing = t.ray[d][from] & ~own;
+      if (landing) targets |= Bit(FirstOnRay(d, landing));
+    }
+    PushTargets(p, c, list, from, targets);
+  }
+  // King: diagonal steps (move or capture), vertical steps onto empty squares, castling.
+  {
+    const int from = c.king;
+    const uint64_t occupied_without_king = occupied & ~Bit(from);
+    uint64_t targets = (t.diagonal_step[from] & ~own) | (t.vertical_step[from] & ~occupied);
+    while (targets) {
+      const int to = LowestBit(targets);
+      targets &= targets - 1;
+      if (!SquareAttacked(p, to, c.us, occupied_without_king | Bit(to), c.enemy & ~Bit(to))) {
+        list.Push(MakeMove(from, to));
+      }
+    }
+    // The exchange keeps the occupancy, so only the camel's square has to be safe. White may castle
+    // only once Black has lost the right.
+    const bool may_castle = (p.castling >> c.us) & 1 && (c.us == 1 || !(p.castling & 2));
+    if (may_castle && !in_check && !SquareAttacked(p, CamelStart(c.us), c.us, occupied, c.enemy)) {
+      list.Push(MakeMove(KingStart(c.us), CamelStart(c.us), 0, true));
+    }
+  }
+}
+
+// ---- apply ----
+
+// Plays legal move `move` on p: pieces, hash, castling rights, forty-move count, side to move and
+// move number.
+VZ_HD inline void ApplyMove(Position& p, Move move) {
+  const int us = p.side_to_move;
+  const int from = MoveFrom(move), to = MoveTo(move), promotion = MovePromotion(move);
+  if (MoveIsCastling(move)) {
+    RemovePiece(p, from);
+    RemovePiece(p, to);
+    PutPiece(p, us, kKing, to);
+    PutPiece(p, us, kCamel, from);
+    if (p.forty_count < 0xFFFF) ++p.forty_count;
+  } else if (from == to) {
+    RemovePiece(p, from);
+    PutPiece(p, us, promotion, to);
+    p.forty_count = 0;
+  } else {
+    const bool capture = p.board[to] != 0;
+    if (capture) RemovePiece(p, to);
+    const int type = PieceTypeOf(p.board[from]);
+    RemovePiece(p, from);
+    PutPiece(p, us, promotion ? promotion : type, to);
+    if (capture || promotion) {
+      p.forty_count = 0;
+    } else if (p.forty_count < 0xFFFF) {
+      ++p.forty_count;
+    }
+  }
+  const uint64_t touched = Bit(from) | Bit(to);
+  for (int color = 0; color < 2; ++color) {
+    if ((p.castling >> color & 1) && (touched & CastleSquares(color))) {
+      p.castling &= uint8_t(~(1 << color));
+      p.hash ^= Zobrist().key[kZobristCastleKey + color];
+    }
+  }
+  p.side_to_move = uint8_t(us ^ 1);
+  p.hash ^= Zobrist().key[kZobristSideKey];
+  if (us == 1) ++p.move_number;
+}
+
+// ---- outcome and action index ----
+
+// Outcome decided by p alone, given its number of legal moves: checkmate (the side to move loses)
+// and stalemate (draw) first, then bare kings, then the forty-move rule (count >= 80 plies).
+VZ_HD inline Outcome LocalOutcome(const Position& p, int num_legal_moves) {
+  if (num_legal_moves == 0) {
+    if (InCheck(p)) return {WinFor(Color(p.side_to_move ^ 1)), Reason::kCheckmate};
+    return {Status::kDraw, Reason::kStalemate};
+  }
+  if ((p.by_color[0] | p.by_color[1]) == p.by_type[kKing]) {
+    return {Status::kDraw, Reason::kBareKings};
+  }
+  if (p.forty_count >= kFortyMovePlies) return {Status::kDraw, Reason::kFortyMoveRule};
+  return {};
+}
+
+// Index 0..4 of a promotion piece in the action planes (camel, frog, guard, vao, bishop).
+VZ_HD constexpr int PromotionIndex(int type) {
+  return type == kCamel ? 0 : type == kFrog ? 1 : type == kGuard ? 2 : type == kVao ? 3 : 4;
+}
+
+// Dense policy index of legal move `move` of p, in [0, kNumActions); layout above.
+VZ_HD inline int ActionIndex(const Position& p, Move move) {
+  int from = MoveFrom(move), to = MoveTo(move);
+  if (p.side_to_move == 1) {
+    from = Rotate(from);
+    to = Rotate(to);
+  }
+  const int promotion = MovePromotion(move);
+  if (promotion && from == to) return from * kNumPlanes + 67 + PromotionIndex(promotion);
+  const int dx = FileOf(to) - FileOf(from), dy = RankOf(to) - RankOf(from);
+  int plane;
+  if (promotion) {
+    plane = 52 + (dx + 1) * 5 + PromotionIndex(promotion);
+  } else if (dx == dy || dx == -dy) {
+    const int direction = dy > 0 ? (dx > 0 ? 0 : 1) : (dx > 0 ? 2 : 3);
+    plane = direction * 7 + (dx > 0 ? dx : -dx) - 1;
+  } else if (dx == 0 || dy == 0) {
+    const int direction = dy > 0 ? 0 : dx > 0 ? 1 : dy < 0 ? 2 : 3;
+    plane = 28 + direction * 4 + ((dx + dy) > 0 ? dx + dy : -(dx + dy)) / 2 - 1;
+  } else {
+    const bool long_file_step = dx == 3 || dx == -3;
+    plane = 44 + (long_file_step ? 4 : 0) + (dx > 0 ? 0 : 2) + (dy > 0 ? 0 : 1);
+  }
+  return from * kNumPlanes + plane;
+}
+
+}  // namespace vz::cuarenta

@@ -1,0 +1,80 @@
+// Input planes and policy index of Cuarenta (engine/cuarenta/encoding.h).
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "engine/cuarenta/encoding.h"
+
+namespace vz::cuarenta {
+namespace {
+
+using G = CuarentaGame;
+using E = InputEncoding<G>;
+
+std::vector<float> Planes(const Position& p) {
+  std::vector<float> planes(E::kSize, -1.0f);
+  E::Encode(p, 1, planes.data());
+  return planes;
+}
+float At(const std::vector<float>& planes, int plane, int row, int column) {
+  return planes[(plane * E::kHeight + row) * E::kWidth + column];
+}
+float PlaneSum(const std::vector<float>& planes, int plane) {
+  float sum = 0;
+  for (int i = 0; i < E::kHeight * E::kWidth; ++i) sum += planes[plane * 81 + i];
+  return sum;
+}
+
+TEST(CuarentaEncodingTest, StartPositionWhiteToMove) {
+  const auto planes = Planes(G::InitialPosition());
+  EXPECT_EQ(At(planes, E::kOwnKing, 1, 4), 1.0f);                  // e2
+  EXPECT_EQ(At(planes, E::kOwnKing + kCamel - 1, 0, 7), 1.0f);     // h1
+  EXPECT_EQ(At(planes, E::kOwnKing + kBishop - 1, 0, 1), 1.0f);    // b1
+  EXPECT_EQ(At(planes, E::kTheirKing, 7, 4), 1.0f);                // e8
+  EXPECT_EQ(At(planes, E::kTheirKing + kCamel - 1, 8, 1), 1.0f);   // b9
+  EXPECT_EQ(PlaneSum(planes, E::kOwnKing + kPawn - 1), 4.0f);
+  EXPECT_EQ(PlaneSum(planes, E::kRealSquares), 40.0f);
+  EXPECT_EQ(At(planes, E::kRealSquares, 0, 0), 0.0f);  // a1 is dark
+  EXPECT_EQ(PlaneSum(planes, E::kOwnCastling), 40.0f);
+  EXPECT_EQ(PlaneSum(planes, E::kTheirCastling), 40.0f);
+  EXPECT_EQ(PlaneSum(planes, E::kWhiteToMove), 40.0f);
+  EXPECT_EQ(PlaneSum(planes, E::kFortyMove), 0.0f);
+  for (float value : planes) EXPECT_GE(value, 0.0f);
+}
+
+TEST(CuarentaEncodingTest, BlackIsTurnedHalfATurn) {
+  // Black king e8, bishop d6 (file 3, rank 5); White king e2, vao a4; only White may castle;
+  // 40 plies without capture; Black to move.
+  const Position p = G::ParsePosition("4/2k2/4/1b3/4/V4/4/2K2/4 b w 40 30");
+  const auto planes = Planes(p);
+  EXPECT_EQ(At(planes, E::kOwnKing, 1, 4), 1.0f);                   // e8 -> e2
+  EXPECT_EQ(At(planes, E::kOwnKing + kBishop - 1, 3, 5), 1.0f);     // d6 -> f4
+  EXPECT_EQ(At(planes, E::kTheirKing, 7, 4), 1.0f);                 // e2 -> e8
+  EXPECT_EQ(At(planes, E::kTheirKing + kVao - 1, 5, 8), 1.0f);      // a4 -> i6
+  EXPECT_EQ(PlaneSum(planes, E::kOwnCastling), 0.0f);
+  EXPECT_EQ(PlaneSum(planes, E::kTheirCastling), 40.0f);
+  EXPECT_FLOAT_EQ(At(planes, E::kFortyMove, 1, 4), 0.5f);
+  EXPECT_EQ(PlaneSum(planes, E::kWhiteToMove), 0.0f);
+}
+
+TEST(CuarentaEncodingTest, PolicyIndicesAreDistinctAndInRange) {
+  Position p = G::InitialPosition();
+  for (int ply = 0; ply < 40; ++ply) {
+    G::MoveList moves;
+    G::GenerateMoves(p, moves);
+    if (moves.size == 0) break;
+    std::vector<bool> seen(E::kNumActions, false);
+    for (Move m : moves) {
+      const int index = E::PolicyIndex(p, m);
+      ASSERT_GE(index, 0);
+      ASSERT_LT(index, E::kNumActions);
+      ASSERT_FALSE(seen[index]);
+      seen[index] = true;
+    }
+    G::ApplyMove(p, moves[(ply * 7) % moves.size]);
+  }
+}
+
+}  // namespace
+}  // namespace vz::cuarenta
