@@ -1,0 +1,221 @@
+#pragma once
+
+// Chaco Rex board geometry: the 85 hexagons, their indices, 128-bit cell sets (bitboards) and the
+// precomputed step, leap and ray tables (host and device copies, see VZ_DEFINE_TABLE).
+//
+// Coordinates (as on the rules page): file index x = 0..18 for the letters
+// `a b c d e f g h i j l m n o p q r s t` (no `k`), rank y = 1..9; a cell exists exactly when
+// x + y is even (odd ranks: files b d f h j m o q s, 9 cells; even ranks: a c e g i l n p r t,
+// 10 cells).
+//
+// Cell index, rank-major from White's side, left to right within a rank:
+//
+//   rank 9:  76 .. 84   (b9 = 76, s9 = 84)
+//   rank 8:  66 .. 75   (a8 = 66, t8 = 75)
+//   rank 7:  57 .. 65
+//   rank 6:  47 .. 56
+//   rank 5:  38 .. 46   (j5 = 42, the centre)
+//   rank 4:  28 .. 37
+//   rank 3:  19 .. 27
+//   rank 2:   9 .. 18   (a2 = 9, t2 = 18)
+//   rank 1:   0 ..  8   (b1 = 0, m1 = 5, s1 = 8)
+//
+// With this order every direction is one constant index offset wherever both cells exist:
+// (+2,0) +1, (+1,+1) +10, (-1,+1) +9, (0,+2) +19, (+3,+1) +11, (-3,+1) +8 (and the negatives).
+// That makes pawn moves plain shifts of a bitboard (masked at the board edge), and it makes the
+// index strictly monotone along every ray, so the blocker nearest to a slider is the lowest set
+// bit of (ray & occupied) for the six increasing directions and the highest for the others.
+
+#include <cstdint>
+
+#include "engine/core/macros.h"
+
+namespace vz::chaco_rex {
+
+inline constexpr int kNumCells = 85;
+inline constexpr int kNumFiles = 19;
+inline constexpr int kNumRanks = 9;
+inline constexpr char kFileLetters[] = "abcdefghijlmnopqrst";
+
+// Bit i is cell i. Bits 85..127 are always zero. (nvcc accepts unsigned __int128 in device code
+// for sm_90; g++ and clang on x86-64 compile its shifts and masks to pairs of 64-bit operations.)
+using Bitboard = unsigned __int128;
+
+VZ_HD constexpr Bitboard CellBit(int cell) { return Bitboard(1) << cell; }
+inline constexpr Bitboard kAllCells = (Bitboard(1) << kNumCells) - 1;
+
+// The lowest / highest cell of a non-empty `b`; the number of cells of `b`.
+VZ_HD VZ_FORCE_INLINE int LowestCell(Bitboard b) {
+  const uint64_t lo = uint64_t(b);
+#if defined(__CUDA_ARCH__)
+  return lo ? __ffsll(lo) - 1 : 63 + __ffsll(uint64_t(b >> 64));
+#else
+  return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll(uint64_t(b >> 64));
+#endif
+}
+
+VZ_HD VZ_FORCE_INLINE int HighestCell(Bitboard b) {
+  const uint64_t hi = uint64_t(b >> 64);
+#if defined(__CUDA_ARCH__)
+  return hi ? 127 - __clzll(hi) : 63 - __clzll(uint64_t(b));
+#else
+  return hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll(uint64_t(b));
+#endif
+}
+
+VZ_HD VZ_FORCE_INLINE int PopCount(Bitboard b) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(uint64_t(b)) + __popcll(uint64_t(b >> 64));
+#else
+  return __builtin_popcountll(uint64_t(b)) + __builtin_popcountll(uint64_t(b >> 64));
+#endif
+}
+
+// Removes the lowest set cell of a non-empty `b` and returns it.
+VZ_HD VZ_FORCE_INLINE int PopLowest(Bitboard& b) {
+  const int cell = LowestCell(b);
+  b &= b - 1;
+  return cell;
+}
+
+// The 12 line directions. 0..5 are orthogonal (rook, king, pawn steps), 6..11 diagonal (bishop).
+// Within each group the first three increase the cell index, the last three are their opposites
+// (direction d + 3).
+inline constexpr int kNumDirections = 12;
+inline constexpr int kDirectionDx[kNumDirections] = {2, 1, -1, -2, -1, 1, 0, 3, -3, 0, -3, 3};
+inline constexpr int kDirectionDy[kNumDirections] = {0, 1, 1, 0, -1, -1, 2, 1, 1, -2, -1, -1};
+VZ_HD constexpr bool IsIncreasing(int direction) { return direction % 6 < 3; }
+
+// The 12 knight leaps.
+inline constexpr int kKnightDx[12] = {1, -1, 1, -1, 4, -4, 4, -4, 5, -5, 5, -5};
+inline constexpr int kKnightDy[12] = {3, 3, -3, -3, 2, 2, -2, -2, 1, 1, -1, -1};
+
+// Index of the first (leftmost) cell of rank y = 1..10 (10: one past the last cell). A function
+// rather than an array so that device code may use it.
+VZ_HD constexpr int RankStart(int y) { return (y - 1) / 2 * 19 + (y - 1) % 2 * 9; }
+inline constexpr int kFirstCellOfRank2 = RankStart(2);
+inline constexpr int kFirstCellOfRank8 = RankStart(8);
+inline constexpr int kFirstCellOfRank9 = RankStart(9);
+
+// True if (x, y) is one of the 85 cells.
+VZ_HD constexpr bool CellExists(int x, int y) {
+  return x >= 0 && x < kNumFiles && y >= 1 && y <= kNumRanks && (x + y) % 2 == 0;
+}
+// Index of the existing cell (x, y).
+VZ_HD constexpr int CellIndex(int x, int y) {
+  return RankStart(y) + (y % 2 == 1 ? (x - 1) / 2 : x / 2);
+}
+// 9 on odd ranks, 10 on even ranks.
+VZ_HD constexpr int CellsInRank(int y) { return y % 2 == 1 ? 9 : 10; }
+
+// Per-cell coordinates ([cell] -> file index x, rank y) and the mirror image across rank 5.
+struct Geometry {
+  int8_t x[kNumCells];
+  int8_t y[kNumCells];
+  uint8_t mirror[kNumCells];  // (x, y) -> (x, 10 - y): the board seen from Black
+};
+
+constexpr Geometry MakeGeometry() {
+  Geometry g{};
+  for (int y = 1; y <= kNumRanks; ++y) {
+    for (int x = 0; x < kNumFiles; ++x) {
+      if (!CellExists(x, y)) continue;
+      const int cell = CellIndex(x, y);
+      g.x[cell] = int8_t(x);
+      g.y[cell] = int8_t(y);
+      g.mirror[cell] = uint8_t(CellIndex(x, 10 - y));
+    }
+  }
+  return g;
+}
+VZ_DEFINE_TABLE(Geometry, CellGeometry, MakeGeometry())
+
+// Step, leap and ray cell sets per cell, built once at compile time.
+struct StepTables {
+  Bitboard king[kNumCells];                 // the 6 orthogonal neighbours
+  Bitboard knight[kNumCells];               // the 12 leaps
+  Bitboard pawn_forward[2][kNumCells];      // [color][cell] the two forward cells
+  Bitboard ray[kNumCells][kNumDirections];  // cells along a direction, the start excluded
+  Bitboard orthogonal_lines[kNumCells];     // union of rays 0..5
+  Bitboard diagonal_lines[kNumCells];       // union of rays 6..11
+  Bitboard rank[kNumRanks + 1];             // [y] cells of rank y
+  Bitboard file_a;                          // x == 0
+  Bitboard file_t;                          // x == 18
+};
+
+constexpr StepTables MakeStepTables() {
+  StepTables t{};
+  for (int y = 1; y <= kNumRanks; ++y) {
+    for (int x = 0; x < kNumFiles; ++x) {
+      if (!CellExists(x, y)) continue;
+      const int cell = CellIndex(x, y);
+      t.rank[y] |= CellBit(cell);
+      if (x == 0) t.file_a |= CellBit(cell);
+      if (x == kNumFiles - 1) t.file_t |= CellBit(cell);
+      for (int d = 0; d < kNumDirections; ++d) {
+        int tx = x + kDirectionDx[d], ty = y + kDirectionDy[d];
+        if (d < 6 && CellExists(tx, ty)) t.king[cell] |= CellBit(CellIndex(tx, ty));
+        while (CellExists(tx, ty)) {
+          t.ray[cell][d] |= CellBit(CellIndex(tx, ty));
+          tx += kDirectionDx[d];
+          ty += kDirectionDy[d];
+        }
+        (d < 6 ? t.orthogonal_lines : t.diagonal_lines)[cell] |= t.ray[cell][d];
+      }
+      for (int i = 0; i < 12; ++i) {
+        if (CellExists(x + kKnightDx[i], y + kKnightDy[i])) {
+          t.knight[cell] |= CellBit(CellIndex(x + kKnightDx[i], y + kKnightDy[i]));
+        }
+      }
+      for (int dx = -1; dx <= 1; dx += 2) {
+        if (CellExists(x + dx, y + 1)) t.pawn_forward[0][cell] |= CellBit(CellIndex(x + dx, y + 1));
+        if (CellExists(x + dx, y - 1)) t.pawn_forward[1][cell] |= CellBit(CellIndex(x + dx, y - 1));
+      }
+    }
+  }
+  return t;
+}
+VZ_DEFINE_TABLE(StepTables, Steps, MakeStepTables())
+
+// The occupied cell of `blockers` (a subset of one ray from some cell) nearest to that cell.
+VZ_HD VZ_FORCE_INLINE int NearestOnRay(Bitboard blockers, int direction) {
+  return IsIncreasing(direction) ? LowestCell(blockers) : HighestCell(blockers);
+}
+
+// Cells a rook on `cell` reaches (the first occupied cell of each line included; the caller
+// removes its own pieces).
+VZ_HD VZ_FORCE_INLINE Bitboard OrthogonalAttacks(int cell, Bitboard occupied) {
+  const StepTables& t = Steps();
+  Bitboard result = 0;
+  for (int d = 0; d < 3; ++d) {
+    Bitboard ray = t.ray[cell][d];
+    Bitboard blockers = ray & occupied;
+    if (blockers) ray ^= t.ray[LowestCell(blockers)][d];
+    result |= ray;
+    ray = t.ray[cell][d + 3];
+    blockers = ray & occupied;
+    if (blockers) ray ^= t.ray[HighestCell(blockers)][d + 3];
+    result |= ray;
+  }
+  return result;
+}
+
+// Cells a bishop on `cell` reaches: only the cells it lands on block, never the two cells beside
+// a diagonal step, because the rays hold landing cells only.
+VZ_HD VZ_FORCE_INLINE Bitboard DiagonalAttacks(int cell, Bitboard occupied) {
+  const StepTables& t = Steps();
+  Bitboard result = 0;
+  for (int d = 6; d < 9; ++d) {
+    Bitboard ray = t.ray[cell][d];
+    Bitboard blockers = ray & occupied;
+    if (blockers) ray ^= t.ray[LowestCell(blockers)][d];
+    result |= ray;
+    ray = t.ray[cell][d + 3];
+    blockers = ray & occupied;
+    if (blockers) ray ^= t.ray[HighestCell(blockers)][d + 3];
+    result |= ray;
+  }
+  return result;
+}
+
+}  // namespace vz::chaco_rex

@@ -1,0 +1,105 @@
+#pragma once
+
+// Comparison of engine/chaco_rex against the independent reference generator
+// (chaco_rex_reference.h): whole move trees and random games, node by node.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/chaco_rex/game.h"
+#include "tests/engine/chaco_rex/chaco_rex_reference.h"
+
+namespace vz::chaco_rex::reference {
+
+using G = ChacoRexGame;
+
+inline std::vector<std::string> FastMoveTexts(const G::Position& p) {
+  G::MoveList moves;
+  G::GenerateMoves(p, moves);
+  std::vector<std::string> texts;
+  for (Move m : moves) texts.push_back(G::FormatMove(p, m));
+  std::sort(texts.begin(), texts.end());
+  return texts;
+}
+
+struct CompareStats {
+  uint64_t leaves = 0;
+  uint64_t en_passant = 0;
+  uint64_t promotions = 0;
+  uint64_t mates = 0;
+};
+
+// Compares the position strings and the legal move sets of both generators at every node of the
+// tree of `depth` plies below `p` / `b`; counts leaves. Stops at the first difference.
+inline void CompareTree(const G::Position& p, const Board& b, int depth, CompareStats& stats) {
+  ASSERT_EQ(G::FormatPosition(p), ToFen(b));
+  const std::vector<RefMove> ref_moves = LegalMoves(b);
+  std::map<std::string, RefMove> by_text;
+  for (const RefMove& m : ref_moves) by_text[MoveText(m)] = m;
+  G::MoveList moves;
+  G::GenerateMoves(p, moves);
+  std::vector<std::string> texts;
+  for (Move m : moves) texts.push_back(G::FormatMove(p, m));
+  std::sort(texts.begin(), texts.end());
+  const std::vector<std::string> ref_texts = SortedMoveTexts(b);
+  if (texts != ref_texts) {
+    std::vector<std::string> only_fast, only_ref;
+    std::set_difference(texts.begin(), texts.end(), ref_texts.begin(), ref_texts.end(),
+                        std::back_inserter(only_fast));
+    std::set_difference(ref_texts.begin(), ref_texts.end(), texts.begin(), texts.end(),
+                        std::back_inserter(only_ref));
+    std::string fast_list, ref_list;
+    for (const std::string& t : only_fast) fast_list += " " + t;
+    for (const std::string& t : only_ref) ref_list += " " + t;
+    FAIL() << "legal moves differ in " << ToFen(b) << "; only engine:" << fast_list
+           << "; only reference:" << ref_list;
+  }
+  if (moves.size == 0 && G::InCheck(p)) ++stats.mates;
+  if (depth == 0) {
+    ++stats.leaves;
+    return;
+  }
+  for (Move m : moves) {
+    const RefMove& ref_move = by_text.at(G::FormatMove(p, m));
+    stats.en_passant += IsEnPassant(m);
+    stats.promotions += MovePromotion(m) != 0;
+    G::Position child = p;
+    G::ApplyMove(child, m);
+    CompareTree(child, Play(b, ref_move), depth - 1, stats);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Plays `games` random games of at most `max_plies` plies (seeded) and compares every position.
+inline CompareStats CompareRandomGames(int games, int max_plies, uint64_t seed) {
+  CompareStats stats;
+  std::mt19937_64 rng(seed);
+  for (int game = 0; game < games; ++game) {
+    G::Position p = G::InitialPosition();
+    for (int ply = 0; ply < max_plies; ++ply) {
+      const Board b = FromFen(G::FormatPosition(p));
+      CompareTree(p, b, 0, stats);
+      if (::testing::Test::HasFatalFailure()) return stats;
+      G::MoveList moves;
+      G::GenerateMoves(p, moves);
+      if (moves.size == 0) break;
+      // Prefer en passant, promotions and captures now and then so that they occur often.
+      Move chosen = moves[std::uniform_int_distribution<int>(0, moves.size - 1)(rng)];
+      for (Move m : moves) {
+        if ((IsEnPassant(m) || MovePromotion(m)) && rng() % 2 == 0) chosen = m;
+      }
+      stats.en_passant += IsEnPassant(chosen);
+      stats.promotions += MovePromotion(chosen) != 0;
+      G::ApplyMove(p, chosen);
+    }
+  }
+  return stats;
+}
+
+}  // namespace vz::chaco_rex::reference

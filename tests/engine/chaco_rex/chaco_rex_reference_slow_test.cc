@@ -1,0 +1,68 @@
+// The deeper comparisons with the independent reference generator (chaco_rex_reference.h): the
+// whole depth-4 tree from the start node by node, the reference's own perft 5, a middle game to
+// depth 3, the reference recount of the perft table and many more random games. Label slow (about
+// three minutes on a loaded machine).
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "engine/core/perft.h"
+#include "tests/engine/chaco_rex/chaco_rex_reference_compare.h"
+
+namespace vz::chaco_rex::reference {
+namespace {
+
+TEST(ChacoRexReferenceSlowTest, StartTreeDepth4MatchesNodeByNode) {
+  CompareStats stats;
+  CompareTree(G::InitialPosition(), FromFen(G::FormatPosition(G::InitialPosition())), 4, stats);
+  EXPECT_EQ(stats.leaves, 911316u);
+}
+
+TEST(ChacoRexReferenceSlowTest, ReferencePerft5FromTheStart) {
+  const Board start = FromFen(G::FormatPosition(G::InitialPosition()));
+  EXPECT_EQ(Perft(start, 5), 30968054u);
+  EXPECT_EQ(vz::Perft<G>(G::InitialPosition(), 5), 30968054u);
+}
+
+// Every entry of the perft table up to 5,000,000 leaves, recounted by the reference (the deeper
+// start-position entries are covered by the tests above).
+TEST(ChacoRexReferenceSlowTest, ReferenceAgreesWithThePerftTable) {
+  std::ifstream file(std::string(VZ_TEST_DATA_DIR) + "/perft/chaco-rex.txt");
+  ASSERT_TRUE(file.good());
+  int checked = 0;
+  for (std::string line; std::getline(file, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream stream(line);
+    int depth = 0;
+    uint64_t nodes = 0;
+    std::string fen;
+    stream >> depth >> nodes >> std::ws;
+    std::getline(stream, fen);
+    if (nodes > 5000000) continue;
+    if (fen == "startpos") fen = G::FormatPosition(G::InitialPosition());
+    EXPECT_EQ(Perft(FromFen(fen), depth), nodes) << depth << " " << fen;
+    ++checked;
+  }
+  EXPECT_GT(checked, 20);
+}
+
+TEST(ChacoRexReferenceSlowTest, MiddleGameDepth3MatchesNodeByNode) {
+  const char* const fen =
+      "r1bqbkb1r/1p1pp1ppp1/1np1p1pn1/p1Pp3P1p/9/P3P2P2/2P1PP3/1PP1P1PPP1/RNBQBKBNR w - 0 1";
+  CompareStats stats;
+  CompareTree(G::ParsePosition(fen), FromFen(fen), 3, stats);
+  EXPECT_EQ(stats.leaves, 113516u);
+}
+
+TEST(ChacoRexReferenceSlowTest, ManyRandomGamesMatchPlyByPly) {
+  const CompareStats stats = CompareRandomGames(400, 600, 777);
+  EXPECT_GT(stats.en_passant, 10u);
+  EXPECT_GT(stats.promotions, 10u);
+  EXPECT_GT(stats.mates, 0u);
+}
+
+}  // namespace
+}  // namespace vz::chaco_rex::reference

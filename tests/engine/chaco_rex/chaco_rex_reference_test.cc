@@ -1,0 +1,77 @@
+// engine/chaco_rex against the independent slow reference generator of the test folder
+// (chaco_rex_reference.h): identical move sets and positions at every node of whole trees and of
+// random games; perft of both.
+
+#include <gtest/gtest.h>
+
+#include "engine/core/error.h"
+#include "engine/core/perft.h"
+#include "tests/engine/chaco_rex/chaco_rex_reference_compare.h"
+
+namespace vz::chaco_rex::reference {
+namespace {
+
+TEST(ChacoRexReferenceTest, StartTreeDepth3MatchesNodeByNode) {
+  CompareStats stats;
+  CompareTree(G::InitialPosition(), FromFen(G::FormatPosition(G::InitialPosition())), 3, stats);
+  EXPECT_EQ(stats.leaves, 28692u);
+}
+
+TEST(ChacoRexReferenceTest, ReferenceGivesTheIssuePerftValues) {
+  const Board start = FromFen(G::FormatPosition(G::InitialPosition()));
+  EXPECT_EQ(Perft(start, 1), 30u);
+  EXPECT_EQ(Perft(start, 2), 900u);
+  EXPECT_EQ(Perft(start, 3), 28692u);
+}
+
+// Positions with en passant, promotions, pins, checks and mates, compared to depth 3.
+const char* const kPositions[] = {
+    // en passant for Black after g2-i4 (Black pawn on g4 takes on h3).
+    "5k3/10/9/10/9/3pP5/9/10/5K3 b h3 0 1",
+    // promotions for both sides, with captures onto the last rank.
+    "1n3k1q1/1P5P2/9/10/9/10/9/2p5p1/1N3K3 w - 0 1",
+    // pins of a rook along a rank, a knight on a diagonal line, a pawn along (1, 1).
+    "4b3k/6q3/4N4/5P4/r1R1K4/10/9/10/9 w - 0 1",
+    // en passant that would expose the own king along the rank (illegal).
+    "5k3/10/9/K4Pp2r/9/10/9/10/9 w m7 0 1",
+    // en passant that removes the checking pawn.
+    "5k3/10/9/5Pp3/5K3/10/9/10/9 w m7 0 1",
+    // the position after 1.h3i4.
+    "rnbqbkbnr/pppppppppp/2ppppp2/10/9/4P5/2P1PPP2/PPPPPPPPPP/RNBQBKBNR b - 0 1",
+};
+
+const char* const kMiddleGame =
+    "r1bqbkb1r/1p1pp1ppp1/1np1p1pn1/p1Pp3P1p/9/P3P2P2/2P1PP3/1PP1P1PPP1/RNBQBKBNR w - 0 1";
+
+TEST(ChacoRexReferenceTest, SpecialPositionsMatchNodeByNode) {
+  for (const char* fen : kPositions) {
+    SCOPED_TRACE(fen);
+    G::Position p;
+    try {
+      p = G::ParsePosition(fen);
+    } catch (const Error& error) {
+      ADD_FAILURE() << error.what();
+      continue;
+    }
+    CompareStats stats;
+    CompareTree(p, FromFen(G::FormatPosition(p)), 3, stats);
+    EXPECT_EQ(stats.leaves, vz::Perft<G>(p, 3));
+  }
+}
+
+TEST(ChacoRexReferenceTest, MiddleGameMatchesNodeByNode) {
+  const G::Position p = G::ParsePosition(kMiddleGame);
+  CompareStats stats;
+  CompareTree(p, FromFen(kMiddleGame), 2, stats);
+  EXPECT_EQ(stats.leaves, 2136u);
+}
+
+TEST(ChacoRexReferenceTest, RandomGamesMatchPlyByPly) {
+  const CompareStats stats = CompareRandomGames(40, 400, 12345);
+  // The comparison must really have met the rare rules.
+  EXPECT_GT(stats.en_passant, 0u);
+  EXPECT_GT(stats.promotions, 0u);
+}
+
+}  // namespace
+}  // namespace vz::chaco_rex::reference
