@@ -11,5 +11,7 @@ namespace vz::app {
 void AddVersionCommand(CLI::App& app);
 void AddPerftCommand(CLI::App& app);
 void AddShowCommand(CLI::App& app);
+void AddSearchCommand(CLI::App& app);
+void AddBenchCommand(CLI::App& app);
 
 }  // namespace vz::app

@@ -8,11 +8,14 @@
 #include "engine/core/error.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"vzero: AlphaZero-style engine for Chaco Rex, Chad, Cuarenta and Portuguese draughts"};
+  CLI::App app{
+      "vzero: AlphaZero-style engine for Chaco Rex, Chad, Cuarenta and Portuguese draughts"};
   app.require_subcommand(1);
   vz::app::AddVersionCommand(app);
   vz::app::AddPerftCommand(app);
   vz::app::AddShowCommand(app);
+  vz::app::AddSearchCommand(app);
+  vz::app::AddBenchCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

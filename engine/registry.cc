@@ -7,6 +7,7 @@
 #include "engine/core/game_state.h"
 #include "engine/core/perft.h"
 #include "engine/games.h"
+#include "engine/search/variant_search.h"
 
 namespace vz {
 namespace {
@@ -23,7 +24,7 @@ class VariantImpl final : public Variant {
   }
 
   std::vector<std::pair<std::string, uint64_t>> PerftDivide(std::string_view fen,
-                                                           int depth) const override {
+                                                            int depth) const override {
     if (depth < 1) throw Error("perft --divide needs depth >= 1, got " + std::to_string(depth));
     return vz::PerftDivide<G>(Parse(fen), depth);
   }
@@ -59,6 +60,12 @@ class VariantImpl final : public Variant {
     }
     return report;
   }
+
+  SearchReport Search(const SearchRequest& request) const override {
+    return RunVariantSearch<G>(request);
+  }
+
+  BenchReport Bench(int64_t simulations) const override { return RunVariantBench<G>(simulations); }
 
  private:
   static typename G::Position Parse(std::string_view fen) {

@@ -12,13 +12,14 @@
 #include <vector>
 
 #include "engine/core/types.h"
+#include "engine/search/search_report.h"
 
 namespace vz {
 
 // What `vzero show` reports about a position.
 struct PositionReport {
-  std::string fen;                               // position string after the moves
-  std::string board;                             // ASCII picture, lines ending in '\n'
+  std::string fen;    // position string after the moves
+  std::string board;  // ASCII picture, lines ending in '\n'
   Color side_to_move = Color::kWhite;
   bool has_check = false;                        // the game has check (chess-like)
   bool in_check = false;                         // side to move in check (false if !has_check)
@@ -41,12 +42,22 @@ class Variant {
 
   // Perft per legal first move: (protocol move, leaves at depth - 1). depth >= 1.
   virtual std::vector<std::pair<std::string, uint64_t>> PerftDivide(std::string_view fen,
-                                                                   int depth) const = 0;
+                                                                    int depth) const = 0;
 
   // Plays `moves` (protocol or display form) from `fen` (empty: start) and reports the result.
   // Throws vz::Error naming the move, its index in `moves` and the legal moves if one is
   // illegal or unparsable, or a move is given after the game ended.
-  virtual PositionReport Show(std::string_view fen, const std::vector<std::string>& moves) const = 0;
+  virtual PositionReport Show(std::string_view fen,
+                              const std::vector<std::string>& moves) const = 0;
+
+  // Searches the position after request.moves from request.fen (see engine/search/search_report.h).
+  // Throws vz::Error on a bad position string, an illegal move (naming it), an unknown evaluator
+  // or a negative simulation count.
+  virtual SearchReport Search(const SearchRequest& request) const = 0;
+
+  // `vzero bench`: `simulations` uniform-evaluator PUCT simulations on each of the game's fixed
+  // bench positions; the report's signature is deterministic.
+  virtual BenchReport Bench(int64_t simulations) const = 0;
 };
 
 // Every registered game, in name order.

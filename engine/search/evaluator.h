@@ -1,0 +1,107 @@
+#pragma once
+
+// The evaluator interface of the search (Lc0's backend idea): a batch of positions in, for each a
+// prior per legal move and a win/draw/loss value out. One virtual call per batch, never per node.
+// Implementations: UniformEvaluator and RolloutEvaluator (engine/search/), CachingEvaluator (a
+// decorator), and the LibTorch evaluator in nets/.
+//
+// A batch is flat arrays, so that a GPU evaluator can copy it in one go:
+//   positions_          [batch]          the positions to evaluate (never terminal)
+//   repetition_counts_  [batch]          occurrences of the position in game history + tree path
+//                                        (1 = first time); an explicit network input
+//   move_offsets_       [batch + 1]      entry i's legal moves are moves_[offset[i], offset[i+1])
+//   moves_              [total moves]    legal moves in generation order
+//   priors_             [total moves]    output: prior of each legal move, >= 0, summing to 1
+//   values_             [batch]          output: WDL from the side to move's point of view
+//   cacheable_          [batch]          output: 0 when the value depends on more than the
+//                                        position and its repetition count (e.g. history planes)
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/core/game.h"
+#include "engine/core/macros.h"
+#include "engine/search/wdl.h"
+
+namespace vz {
+
+template <Game G>
+class EvalBatch {
+ public:
+  using Position = typename G::Position;
+
+  // Empties the batch, keeping its memory.
+  void Clear() {
+    positions_.clear();
+    repetition_counts_.clear();
+    move_offsets_.assign(1, 0);
+    moves_.clear();
+    priors_.clear();
+    values_.clear();
+    cacheable_.clear();
+  }
+
+  // Appends a position with its `num_moves` >= 1 legal moves; returns its index in the batch.
+  int Add(const Position& position, const Move* moves, int num_moves, int repetition_count) {
+    VZ_DCHECK(num_moves >= 1);
+    if (move_offsets_.empty()) move_offsets_.push_back(0);
+    positions_.push_back(position);
+    repetition_counts_.push_back(repetition_count);
+    moves_.insert(moves_.end(), moves, moves + num_moves);
+    priors_.resize(moves_.size(), 0.0f);
+    move_offsets_.push_back(int32_t(moves_.size()));
+    values_.emplace_back();
+    cacheable_.push_back(1);
+    return int(positions_.size()) - 1;
+  }
+
+  int size() const { return int(positions_.size()); }
+  const Position& position(int i) const { return positions_[i]; }
+  int repetition_count(int i) const { return repetition_counts_[i]; }
+  int num_moves(int i) const { return move_offsets_[i + 1] - move_offsets_[i]; }
+  std::span<const Move> moves(int i) const {
+    return {moves_.data() + move_offsets_[i], size_t(num_moves(i))};
+  }
+  std::span<float> priors(int i) {
+    return {priors_.data() + move_offsets_[i], size_t(num_moves(i))};
+  }
+  std::span<const float> priors(int i) const {
+    return {priors_.data() + move_offsets_[i], size_t(num_moves(i))};
+  }
+  Wdl& value(int i) { return values_[i]; }
+  const Wdl& value(int i) const { return values_[i]; }
+  bool cacheable(int i) const { return cacheable_[i] != 0; }
+  void set_cacheable(int i, bool cacheable) { cacheable_[i] = cacheable; }
+
+  // The flat arrays (shapes in the file comment), for evaluators that copy them to a device.
+  const std::vector<Position>& positions() const { return positions_; }
+  const std::vector<int32_t>& move_offsets() const { return move_offsets_; }
+  const std::vector<Move>& all_moves() const { return moves_; }
+  const std::vector<int32_t>& repetition_counts() const { return repetition_counts_; }
+  std::span<float> all_priors() { return priors_; }
+  std::span<Wdl> all_values() { return values_; }
+
+ private:
+  std::vector<Position> positions_;
+  std::vector<int32_t> repetition_counts_;
+  std::vector<int32_t> move_offsets_ = {0};
+  std::vector<Move> moves_;
+  std::vector<float> priors_;
+  std::vector<Wdl> values_;
+  std::vector<uint8_t> cacheable_;
+};
+
+template <Game G>
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+
+  // Fills priors(i) and value(i) of every entry of `batch` (outputs only; inputs are left as
+  // they are) and may clear cacheable(i). Priors need not be normalised exactly: the search
+  // normalises them. Not required to be thread-safe. Throws vz::Error on a failure of the
+  // environment (e.g. a device error).
+  virtual void Evaluate(EvalBatch<G>& batch) = 0;
+};
+
+}  // namespace vz

@@ -1,0 +1,162 @@
+#pragma once
+
+// The search tree as flat arrays (structure of arrays, mctx's layout), indexed by node id. The root
+// is node 0; the children of a node are contiguous, so a node stores only its first child and
+// their number. The arrays are allocated once and reused: a search grows them (amortised
+// growth, up to the node cap), later searches reuse the same memory, and tree reuse copies the
+// kept subtree into a second SearchTree and swaps (no per-node heap allocation anywhere).
+//
+// Values are stored from White's point of view, so that no turn order is assumed: the search
+// turns them to the side to move when it reads them.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+
+#include "engine/core/macros.h"
+#include "engine/core/types.h"
+
+namespace vz {
+
+// A growable array of a trivially copyable type that, unlike std::vector, does not initialise
+// new elements: untouched capacity costs no page faults, and growth copies only the used prefix.
+template <class T>
+class PodArray {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  size_t capacity() const { return capacity_; }
+
+  // Grows to `capacity` elements (never shrinks), keeping the first `used` ones. Raw storage
+  // (malloc: no constructor runs, not even a default member initializer); T is an
+  // implicit-lifetime type. Aborts if memory is exhausted.
+  void Reserve(size_t capacity, size_t used) {
+    if (capacity <= capacity_) return;
+    std::unique_ptr<T[], Free> grown(static_cast<T*>(std::malloc(capacity * sizeof(T))));
+    VZ_CHECK(grown != nullptr);
+    if (used > 0) std::memcpy(grown.get(), data_.get(), used * sizeof(T));
+    data_ = std::move(grown);
+    capacity_ = capacity;
+  }
+
+ private:
+  struct Free {
+    void operator()(T* data) const { std::free(data); }
+  };
+  std::unique_ptr<T[], Free> data_;
+  size_t capacity_ = 0;
+};
+
+struct SearchTree {
+  static constexpr int32_t kRoot = 0;
+  static constexpr int32_t kNone = -1;
+
+  PodArray<Move> move;              // [node] the move from the parent (kNullMove at the root)
+  PodArray<int32_t> parent;         // [node] parent id; kNone for the root
+  PodArray<int32_t> first_child;    // [node] id of the first child; kNone while unexpanded
+  PodArray<uint16_t> num_children;  // [node] number of children (legal moves)
+  PodArray<int32_t> visits;         // [node] completed visits (backed-up simulations)
+  PodArray<int32_t> in_flight;      // [node] simulations handed out, not yet backed up
+  PodArray<float> value_sum;        // [node] sum of backed-up values W - L, White's view
+  PodArray<float> draw_sum;         // [node] sum of backed-up draw probabilities
+  PodArray<float> prior;            // [node] prior of the move into the node (noise included)
+  PodArray<float> raw_value;        // [node] the evaluator's W - L for the node, White's view
+  PodArray<uint8_t> side;           // [node] Color to move, set when the node is first reached
+  PodArray<uint8_t> proven;         // [node] Status under best play; kOngoing = not proven
+  PodArray<uint16_t> proven_plies;  // [node] plies to the end of the game when proven
+  int32_t size = 0;                 // nodes in use: ids [0, size)
+
+  static constexpr size_t kBytesPerNode =
+      sizeof(Move) + 4 + 4 + 2 + 4 + 4 + 4 + 4 + 4 + 4 + 1 + 1 + 2;
+
+  size_t capacity() const { return move.capacity(); }
+
+  // Grows the arrays to hold at least `nodes` nodes (never shrinks), keeping nodes [0, size).
+  void Reserve(size_t nodes) {
+    if (nodes <= capacity()) return;
+    const size_t used = size_t(size);
+    move.Reserve(nodes, used);
+    parent.Reserve(nodes, used);
+    first_child.Reserve(nodes, used);
+    num_children.Reserve(nodes, used);
+    visits.Reserve(nodes, used);
+    in_flight.Reserve(nodes, used);
+    value_sum.Reserve(nodes, used);
+    draw_sum.Reserve(nodes, used);
+    prior.Reserve(nodes, used);
+    raw_value.Reserve(nodes, used);
+    side.Reserve(nodes, used);
+    proven.Reserve(nodes, used);
+    proven_plies.Reserve(nodes, used);
+  }
+
+  // Appends `count` fresh children of `parent_node` with the given moves; capacity must suffice.
+  // Returns the first child's id.
+  int32_t AppendChildren(int32_t parent_node, const Move* moves, int count) {
+    const int32_t first = size;
+    std::memcpy(move.data() + first, moves, size_t(count) * sizeof(Move));
+    std::fill_n(parent.data() + first, count, parent_node);
+    std::fill_n(first_child.data() + first, count, kNone);
+    std::fill_n(num_children.data() + first, count, uint16_t{0});
+    std::fill_n(visits.data() + first, count, 0);
+    std::fill_n(in_flight.data() + first, count, 0);
+    std::fill_n(value_sum.data() + first, count, 0.0f);
+    std::fill_n(draw_sum.data() + first, count, 0.0f);
+    std::fill_n(prior.data() + first, count, 0.0f);
+    std::fill_n(raw_value.data() + first, count, 0.0f);
+    std::fill_n(side.data() + first, count, uint8_t{0});
+    std::fill_n(proven.data() + first, count, uint8_t(Status::kOngoing));
+    std::fill_n(proven_plies.data() + first, count, uint16_t{0});
+    first_child[parent_node] = first;
+    num_children[parent_node] = uint16_t(count);
+    size += count;
+    return first;
+  }
+
+  void InitNode(int32_t node, Move node_move, int32_t parent_node) {
+    move[node] = node_move;
+    parent[node] = parent_node;
+    first_child[node] = kNone;
+    num_children[node] = 0;
+    visits[node] = 0;
+    in_flight[node] = 0;
+    value_sum[node] = 0.0f;
+    draw_sum[node] = 0.0f;
+    prior[node] = 0.0f;
+    raw_value[node] = 0.0f;
+    side[node] = 0;
+    proven[node] = uint8_t(Status::kOngoing);
+    proven_plies[node] = 0;
+  }
+
+  // Copies every field of `from`'s node `source` into node `target` (links included; the caller
+  // fixes them).
+  void CopyNode(int32_t target, const SearchTree& from, int32_t source) {
+    move[target] = from.move[source];
+    parent[target] = from.parent[source];
+    first_child[target] = from.first_child[source];
+    num_children[target] = from.num_children[source];
+    visits[target] = from.visits[source];
+    in_flight[target] = from.in_flight[source];
+    value_sum[target] = from.value_sum[source];
+    draw_sum[target] = from.draw_sum[source];
+    prior[target] = from.prior[source];
+    raw_value[target] = from.raw_value[source];
+    side[target] = from.side[source];
+    proven[target] = from.proven[source];
+    proven_plies[target] = from.proven_plies[source];
+  }
+
+  // Bytes reserved by the arrays (capacity, not size; untouched pages are not resident).
+  size_t MemoryBytes() const { return capacity() * kBytesPerNode; }
+};
+
+}  // namespace vz

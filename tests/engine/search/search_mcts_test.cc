@@ -1,0 +1,442 @@
+// The search on the test-only games of test_games.h: visit bookkeeping, solver, repetition with
+// game history, node cap, tree reuse and memory, virtual loss, lockstep runner, noise and
+// temperature, and golden outputs for fixed seeds.
+
+#include "engine/search/mcts.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/core/game_state.h"
+#include "engine/search/lockstep_runner.h"
+#include "engine/search/rollout_evaluator.h"
+#include "engine/search/uniform_evaluator.h"
+#include "tests/engine/search/test_evaluators.h"
+#include "tests/engine/search/test_games.h"
+
+namespace vz {
+namespace {
+
+using search_testing::HashEvaluator;
+using search_testing::PassNimGame;
+using search_testing::RecordingEvaluator;
+using search_testing::TicTacToeGame;
+
+template <Game G>
+std::string MoveText(const typename G::Position& position, Move move) {
+  return move == kNullMove ? "none" : G::FormatMove(position, move);
+}
+
+// Checks that every expanded node's visits are its own evaluations (>= 1) plus its children's,
+// that in-flight counts are back to zero, and that parent links match.
+template <Game G>
+void ExpectConsistentTree(const Mcts<G>& search, bool exact) {
+  const SearchTree& tree = search.tree();
+  for (int32_t node = 0; node < tree.size; ++node) {
+    EXPECT_EQ(tree.in_flight[node], 0) << "node " << node;
+    if (tree.first_child[node] == SearchTree::kNone || tree.visits[node] == 0) continue;
+    int64_t children = 0;
+    for (int i = 0; i < tree.num_children[node]; ++i) {
+      const int32_t child = tree.first_child[node] + i;
+      EXPECT_EQ(tree.parent[child], node);
+      children += tree.visits[child];
+    }
+    if (exact) {
+      EXPECT_EQ(tree.visits[node], children + 1) << "node " << node;
+    } else {
+      EXPECT_GE(tree.visits[node], children + 1) << "node " << node;
+    }
+  }
+}
+
+TEST(SearchMctsTest, VisitCountsAddUp) {
+  SearchParams params;
+  Mcts<PassNimGame> search(params);
+  search.SetRoot(PassNimGame::Make(200, Color::kWhite));
+  HashEvaluator<PassNimGame> evaluator;
+  search.Search(evaluator, 300);
+  const SearchResult result = search.Result();
+  EXPECT_EQ(result.simulations, 300);
+  EXPECT_EQ(result.root_visits, 301);  // root evaluation + 300 simulations
+  int64_t child_visits = 0;
+  for (const RootMoveStats& stats : result.moves) child_visits += stats.visits;
+  EXPECT_EQ(child_visits, 300);
+  ExpectConsistentTree(search, /*exact=*/true);
+
+  // With terminal nodes and proofs, proven nodes are revisited without children: visits >= 1 +
+  // children.
+  Mcts<TicTacToeGame> ttt(params);
+  UniformEvaluator<TicTacToeGame> uniform;
+  ttt.Search(uniform, 3000);
+  ExpectConsistentTree(ttt, /*exact=*/false);
+  EXPECT_EQ(ttt.Result().root_visits, ttt.Result().simulations + 1);
+}
+
+TEST(SearchMctsTest, MateInOneIsProvenAndPlayedAtOnce) {
+  Mcts<TicTacToeGame> search;
+  const auto position = TicTacToeGame::ParsePosition("xx.oo.... x");
+  search.SetRoot(position);
+  UniformEvaluator<TicTacToeGame> evaluator;
+  search.Search(evaluator, 400);
+  const SearchResult result = search.Result();
+  EXPECT_EQ(MoveText<TicTacToeGame>(position, result.best_move), "2");
+  EXPECT_EQ(result.proven, Status::kWhiteWins);
+  EXPECT_EQ(result.proven_plies, 1);
+  EXPECT_LT(result.simulations, 400) << "a proven root must end the search";
+  ASSERT_FALSE(result.pv.empty());
+  EXPECT_EQ(result.pv[0], result.best_move);
+  EXPECT_EQ(result.pv.size(), 1u);
+  for (const RootMoveStats& stats : result.moves) {
+    EXPECT_EQ(stats.policy_target, stats.move == result.best_move ? 1.0f : 0.0f);
+  }
+  // Also with the rollout evaluator.
+  Mcts<TicTacToeGame> rollout_search;
+  rollout_search.SetRoot(position);
+  RolloutEvaluator<TicTacToeGame> rollout(3);
+  rollout_search.Search(rollout, 400);
+  EXPECT_EQ(MoveText<TicTacToeGame>(position, rollout_search.BestMove()), "2");
+  EXPECT_EQ(rollout_search.Result().proven, Status::kWhiteWins);
+}
+
+TEST(SearchMctsTest, BlocksTheOpponentsThreat) {
+  Mcts<TicTacToeGame> search;
+  const auto position = TicTacToeGame::ParsePosition("xx..o.... o");
+  search.SetRoot(position);
+  UniformEvaluator<TicTacToeGame> evaluator;
+  search.Search(evaluator, 3000);
+  EXPECT_EQ(MoveText<TicTacToeGame>(position, search.BestMove()), "2");
+}
+
+TEST(SearchMctsTest, SolverProvesTicTacToeDraw) {
+  Mcts<TicTacToeGame> search;
+  search.SetRoot(TicTacToeGame::ParsePosition("x...o.... x"));
+  UniformEvaluator<TicTacToeGame> evaluator;
+  search.Search(evaluator, 200000);
+  const SearchResult result = search.Result();
+  EXPECT_EQ(result.proven, Status::kDraw);
+  EXPECT_EQ(result.proven_plies, 7);
+  EXPECT_LT(result.simulations, 200000);
+  for (const RootMoveStats& stats : result.moves) {
+    EXPECT_NE(stats.proven, Status::kWhiteWins);
+  }
+}
+
+TEST(SearchMctsTest, SolverWithRepetitionDraws) {
+  UniformEvaluator<PassNimGame> evaluator;
+  {
+    Mcts<PassNimGame> search;
+    search.SetRoot(PassNimGame::Make(3, Color::kWhite));
+    search.Search(evaluator, 5000);
+    const SearchResult result = search.Result();
+    EXPECT_EQ(result.proven, Status::kWhiteWins);
+    EXPECT_EQ(result.best_move, Move{3});
+    EXPECT_EQ(result.proven_plies, 1);
+  }
+  {
+    // Taking one leaves 4, where passing draws; every other move loses at once.
+    Mcts<PassNimGame> search;
+    search.SetRoot(PassNimGame::Make(5, Color::kBlack));
+    search.Search(evaluator, 5000);
+    const SearchResult result = search.Result();
+    EXPECT_EQ(result.proven, Status::kDraw);
+    for (const RootMoveStats& stats : result.moves) {
+      EXPECT_EQ(stats.proven, stats.move.raw >= 2 ? Status::kWhiteWins : Status::kDraw);
+    }
+  }
+  {
+    Mcts<PassNimGame> search;
+    search.SetRoot(PassNimGame::Make(4, Color::kWhite));
+    search.Search(evaluator, 5000);
+    const SearchResult result = search.Result();
+    EXPECT_EQ(result.proven, Status::kDraw);
+    EXPECT_EQ(result.best_move, Move{0});
+    EXPECT_EQ(result.proven_plies, 4);  // pass, pass, pass, pass: the start position a third time
+  }
+}
+
+TEST(SearchMctsTest, RepetitionCountsTheGameHistory) {
+  GameState<PassNimGame> game(PassNimGame::Make(4, Color::kWhite));
+  game.Play("pass");
+  game.Play("pass");
+  ASSERT_EQ(game.RepetitionCount(), 2);
+  Mcts<PassNimGame> search;
+  search.SetRoot(game);
+  EXPECT_EQ(search.root_repetition_count(), 2);
+  RecordingEvaluator<PassNimGame> evaluator;
+  search.Search(evaluator, 5000);
+  ASSERT_FALSE(evaluator.repetition_counts.empty());
+  EXPECT_EQ(evaluator.repetition_counts[0], 2);  // the root, seen twice before
+  const SearchResult result = search.Result();
+  EXPECT_EQ(result.proven, Status::kDraw);
+  EXPECT_EQ(result.proven_plies, 2);  // pass, pass reaches the third occurrence
+  // A third occurrence at the root is a finished game.
+  game.Play("pass");
+  game.Play("pass");
+  search.SetRoot(game);
+  EXPECT_EQ(search.root_outcome().reason, Reason::kRepetition);
+  search.Search(evaluator, 10);
+  EXPECT_EQ(search.BestMove(), kNullMove);
+}
+
+TEST(SearchMctsTest, NodeCapStopsGrowthButNotTheSearch) {
+  SearchParams params;
+  params.max_nodes = 60;
+  Mcts<TicTacToeGame> search(params);
+  UniformEvaluator<TicTacToeGame> evaluator;
+  search.Search(evaluator, 2000);
+  const SearchResult result = search.Result();
+  EXPECT_LE(result.nodes, 60);
+  EXPECT_TRUE(result.node_cap_reached);
+  EXPECT_EQ(result.simulations, 2000);
+  ExpectConsistentTree(search, /*exact=*/false);
+  EXPECT_LE(search.tree().capacity(), 60u);
+  // MiB form.
+  EXPECT_EQ(Mcts<TicTacToeGame>::NodesForMiB(1.0),
+            int64_t(1024 * 1024 / Mcts<TicTacToeGame>::kBytesPerNode));
+}
+
+TEST(SearchMctsTest, TreeReuseKeepsTheSubtree) {
+  Mcts<TicTacToeGame> search;
+  HashEvaluator<TicTacToeGame> evaluator;
+  search.Search(evaluator, 500);
+  const Move best = search.BestMove();
+  int32_t kept_visits = 0;
+  for (const RootMoveStats& stats : search.Result().moves) {
+    if (stats.move == best) kept_visits = stats.visits;
+  }
+  ASSERT_GT(kept_visits, 1);
+  search.Advance(best);
+  EXPECT_EQ(search.Result().root_visits, kept_visits);
+  ExpectConsistentTree(search, /*exact=*/false);
+  search.Search(evaluator, 200);
+  EXPECT_EQ(search.Result().root_visits, kept_visits + 200);
+  EXPECT_EQ(search.Result().simulations, 200);
+  // The same through SetRoot with a GameState that continues the game.
+  GameState<TicTacToeGame> game;
+  game.Play(best);
+  const Move second = search.BestMove();
+  game.Play(second);
+  int32_t second_visits = 0;
+  for (const RootMoveStats& stats : search.Result().moves) {
+    if (stats.move == second) second_visits = stats.visits;
+  }
+  search.SetRoot(game);
+  EXPECT_EQ(search.Result().root_visits, second_visits);
+  // A position outside the game clears the tree.
+  search.SetRoot(TicTacToeGame::ParsePosition("x........ o"));
+  EXPECT_EQ(search.num_nodes(), 1);
+  EXPECT_THROW(search.Advance(Move{0}), Error);
+}
+
+// Tree reuse keeps a subtree each move; garbage from older trees must not pile up: the memory
+// reached in the first half of a 300-move game is enough for the second half, and the tree stays
+// bounded by what one search adds plus the kept subtree.
+TEST(SearchMctsTest, NoMemoryGrowthOverA300MoveGame) {
+  SearchParams params;
+  Mcts<PassNimGame> search(params);
+  search.SetRoot(PassNimGame::Make(700, Color::kWhite));
+  HashEvaluator<PassNimGame> evaluator;
+  std::vector<size_t> memory;
+  int64_t max_nodes = 0;
+  for (int ply = 0; ply < 300; ++ply) {
+    search.Search(evaluator, 200);
+    ASSERT_EQ(search.Result().simulations, 200);
+    max_nodes = std::max(max_nodes, search.num_nodes());
+    memory.push_back(search.MemoryBytes());
+    search.Advance(Move{1});
+  }
+  EXPECT_EQ(memory[299], memory[150]);
+  // Without reuse garbage collection the tree would reach about 300 * 800 nodes.
+  EXPECT_LT(max_nodes, 5 * 201 * 4);
+  EXPECT_LE(memory[299], size_t(2 * 8192) * Mcts<PassNimGame>::kBytesPerNode);
+}
+
+TEST(SearchMctsTest, VirtualLossHandsOutDistinctLeaves) {
+  SearchParams params;
+  params.leaves_per_round = 8;
+  params.max_collisions = 8;
+  Mcts<TicTacToeGame> search(params);
+  UniformEvaluator<TicTacToeGame> evaluator;
+  search.Search(evaluator, 20);  // expands the root and a few more
+  search.StartSearch(8);
+  EvalBatch<TicTacToeGame> batch;
+  batch.Clear();
+  const int gathered = search.GatherLeaves(batch);
+  EXPECT_EQ(gathered, 8);
+  std::set<uint64_t> distinct;
+  for (int i = 0; i < batch.size(); ++i) distinct.insert(TicTacToeGame::Hash(batch.position(i)));
+  EXPECT_EQ(int(distinct.size()), batch.size());
+  EXPECT_FALSE(search.Done());
+  evaluator.Evaluate(batch);
+  search.ApplyEvaluations(batch);
+  EXPECT_TRUE(search.Done());
+  ExpectConsistentTree(search, /*exact=*/false);
+}
+
+// Throws on its `fail_at`-th call, to check that a failed evaluation leaves a usable tree.
+class FailingEvaluator final : public Evaluator<TicTacToeGame> {
+ public:
+  explicit FailingEvaluator(int fail_at) : fail_at_(fail_at) {}
+  void Evaluate(EvalBatch<TicTacToeGame>& batch) override {
+    if (++calls_ == fail_at_) throw Error("device lost");
+    uniform_.Evaluate(batch);
+  }
+
+ private:
+  int fail_at_;
+  int calls_ = 0;
+  UniformEvaluator<TicTacToeGame> uniform_;
+};
+
+TEST(SearchMctsTest, EvaluatorFailureLeavesAUsableTree) {
+  SearchParams params;
+  params.leaves_per_round = 4;
+  Mcts<TicTacToeGame> search(params);
+  FailingEvaluator evaluator(5);
+  EXPECT_THROW(search.Search(evaluator, 100), Error);
+  ExpectConsistentTree(search, /*exact=*/false);
+  search.Search(evaluator, 100);
+  EXPECT_EQ(search.Result().simulations, 100);
+  ExpectConsistentTree(search, /*exact=*/false);
+}
+
+template <Game G>
+std::string Describe(const Mcts<G>& search) {
+  const SearchResult result = search.Result();
+  std::ostringstream out;
+  const auto& position = search.root_position();
+  out << G::FormatPosition(position) << " best " << MoveText<G>(position, result.best_move)
+      << " sims " << result.simulations << " nodes " << result.nodes << " visits "
+      << result.root_visits;
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), " q %.4f", result.root_q);
+  out << buffer << " proven " << StatusName(result.proven) << "\n";
+  for (const RootMoveStats& stats : result.moves) {
+    std::snprintf(buffer, sizeof(buffer), "%.4f %.4f %.4f", stats.prior, stats.q,
+                  stats.policy_target);
+    out << "  " << G::FormatMove(position, stats.move) << " " << stats.visits << " " << buffer
+        << " " << StatusName(stats.proven) << "\n";
+  }
+  return out.str();
+}
+
+TEST(SearchMctsTest, LockstepRunnerMatchesLoneSearches) {
+  SearchParams params;
+  params.leaves_per_round = 4;
+  params.dirichlet_epsilon = 0.25f;
+  const std::vector<std::string> fens = {"......... x", "x...o.... x", "xo..x.... o", "x.o.o...x x",
+                                         "....x.... o"};
+  for (bool gumbel : {false, true}) {
+    params.gumbel = gumbel;
+    HashEvaluator<TicTacToeGame> evaluator;
+    std::vector<std::string> alone;
+    for (size_t i = 0; i < fens.size(); ++i) {
+      params.seed = 100 + i;
+      Mcts<TicTacToeGame> search(params);
+      if (i > 0) search.SetRoot(TicTacToeGame::ParsePosition(fens[i]));
+      search.Search(evaluator, 150);
+      alone.push_back(Describe(search));
+    }
+    std::vector<std::unique_ptr<Mcts<TicTacToeGame>>> searches;
+    std::vector<Mcts<TicTacToeGame>*> pointers;
+    for (size_t i = 0; i < fens.size(); ++i) {
+      params.seed = 100 + i;
+      searches.push_back(std::make_unique<Mcts<TicTacToeGame>>(params));
+      if (i > 0) searches.back()->SetRoot(TicTacToeGame::ParsePosition(fens[i]));
+      searches.back()->StartSearch(150);
+      pointers.push_back(searches.back().get());
+    }
+    LockstepRunner<TicTacToeGame> runner(evaluator);
+    runner.Run(pointers);
+    EXPECT_GT(runner.max_batch(), 4) << "one batch per round gathers several searches";
+    for (size_t i = 0; i < fens.size(); ++i) {
+      EXPECT_EQ(Describe(*searches[i]), alone[i]) << "search " << i << " gumbel " << gumbel;
+    }
+  }
+}
+
+TEST(SearchMctsTest, DirichletNoiseChangesRootPriorsDeterministically) {
+  SearchParams params;
+  params.dirichlet_epsilon = 0.25f;
+  params.dirichlet_alpha = 0.3f;
+  params.seed = 5;
+  UniformEvaluator<TicTacToeGame> evaluator;
+  Mcts<TicTacToeGame> a(params), b(params);
+  a.Search(evaluator, 50);
+  b.Search(evaluator, 50);
+  double total = 0.0;
+  bool changed = false;
+  const SearchResult result = a.Result();
+  for (size_t i = 0; i < result.moves.size(); ++i) {
+    total += result.moves[i].prior;
+    changed = changed || std::abs(result.moves[i].prior - 1.0f / 9.0f) > 1e-4f;
+    EXPECT_EQ(result.moves[i].prior, b.Result().moves[i].prior);
+  }
+  EXPECT_NEAR(total, 1.0, 1e-5);
+  EXPECT_TRUE(changed);
+}
+
+TEST(SearchMctsTest, TemperatureSamplesByVisits) {
+  SearchParams params;
+  params.seed = 11;
+  Mcts<TicTacToeGame> search(params);
+  HashEvaluator<TicTacToeGame> evaluator;
+  search.Search(evaluator, 400);
+  EXPECT_EQ(search.ChooseMove(0.0f), search.BestMove());
+  std::set<uint64_t> chosen;
+  for (int i = 0; i < 200; ++i) chosen.insert(search.ChooseMove(1.0f).raw);
+  EXPECT_GT(chosen.size(), 1u);
+  const SearchResult result = search.Result();
+  for (uint64_t raw : chosen) {
+    for (const RootMoveStats& stats : result.moves) {
+      if (stats.move.raw == raw) {
+        EXPECT_GT(stats.visits, 0);
+      }
+    }
+  }
+}
+
+// Golden outputs: regenerate with VZ_UPDATE_GOLDEN=1 after an intended change of the search.
+TEST(SearchMctsTest, FixedSeedGivesGoldenOutput) {
+  std::ostringstream out;
+  for (bool gumbel : {false, true}) {
+    SearchParams params;
+    params.gumbel = gumbel;
+    params.seed = 42;
+    params.dirichlet_epsilon = 0.25f;
+    {
+      Mcts<TicTacToeGame> search(params);
+      UniformEvaluator<TicTacToeGame> uniform;
+      search.Search(uniform, 64);
+      out << (gumbel ? "gumbel " : "puct ") << Describe(search);
+      search.Advance(search.ChooseMove(1.0f));
+      search.Search(uniform, 64);
+      out << Describe(search);
+    }
+    {
+      Mcts<PassNimGame> search(params);
+      RolloutEvaluator<PassNimGame> rollout(9, 2, 100);
+      search.Search(rollout, 100);
+      out << Describe(search);
+    }
+  }
+  const std::string path = std::string(VZ_TEST_DATA_DIR) + "/golden/search_test_games.txt";
+  if (std::getenv("VZ_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path) << out.str();
+  }
+  std::ifstream file(path);
+  ASSERT_TRUE(file.good()) << "missing " << path << " (run with VZ_UPDATE_GOLDEN=1 to create)";
+  std::stringstream expected;
+  expected << file.rdbuf();
+  EXPECT_EQ(out.str(), expected.str());
+}
+
+}  // namespace
+}  // namespace vz
