@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "app/commands.h"
 #include "engine/core/error.h"
@@ -16,6 +17,17 @@ int main(int argc, char** argv) {
   vz::app::AddShowCommand(app);
   vz::app::AddSearchCommand(app);
   vz::app::AddBenchCommand(app);
+  // CLI11 would only say "A subcommand is required" for a mistyped command.
+  std::string known;
+  bool is_known = false;
+  for (const CLI::App* command : app.get_subcommands({})) {
+    known += (known.empty() ? "" : ", ") + command->get_name();
+    is_known = is_known || (argc > 1 && command->check_name(argv[1]));
+  }
+  if (argc > 1 && argv[1][0] != '-' && !is_known) {
+    std::fprintf(stderr, "vzero: unknown command '%s' (commands: %s)\n", argv[1], known.c_str());
+    return 1;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

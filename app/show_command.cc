@@ -70,7 +70,8 @@ void RunShow(const ShowOptions& options) {
   if (!report.played_display.empty()) {
     fmt::print("played: {}\n", fmt::join(report.played_display, " "));
   }
-  fmt::print("legal moves ({}): {}\n", report.legal_moves.size(), fmt::join(report.legal_moves, " "));
+  fmt::print("legal moves ({}): {}\n", report.legal_moves.size(),
+             fmt::join(report.legal_moves, " "));
   if (report.legal_moves_display != report.legal_moves) {
     fmt::print("display form: {}\n", fmt::join(report.legal_moves_display, " "));
   }
@@ -84,7 +85,8 @@ void AddShowCommand(CLI::App& app) {
       "show", "Play moves from a position; print the board, status and legal moves");
   command->add_option("--variant", options->variant, "Game name (see `vzero version`)")->required();
   command->add_option("--fen", options->fen, "Position string (default: the start position)");
-  command->add_option("--moves", options->moves, "Moves separated by spaces (protocol or display form)");
+  command->add_option("--moves", options->moves,
+                      "Moves separated by spaces (protocol or display form)");
   command->add_flag("--json", options->json, "Print one JSON object");
   command->callback([options] { RunShow(*options); });
 }

@@ -1,7 +1,8 @@
-#include <string_view>
-
 #include <cuda_runtime.h>
 
+#include <string_view>
+
+#include "cuda/cuda_check.h"
 #include "cuda/rules_kernels.h"
 #include "engine/games.h"
 
@@ -26,15 +27,16 @@ void Launch(void* positions, int32_t* legal_counts, int count, cudaStream_t stre
   if (blocks == 0) return;
   CountAndPlayFirstKernel<G><<<blocks, kThreads, 0, stream>>>(
       static_cast<typename G::Position*>(positions), legal_counts, count);
+  VZ_CUDA_CHECK(cudaGetLastError());
 }
 
 template <class... Gs>
 bool Dispatch(GameList<Gs...>, const char* name, void* positions, int32_t* legal_counts, int count,
               cudaStream_t stream) {
   bool found = false;
-  ((std::string_view(name) == std::string_view(Gs::kName) ? (Launch<Gs>(positions, legal_counts, count, stream),
-                                         found = true)
-                                      : false),
+  ((std::string_view(name) == std::string_view(Gs::kName)
+        ? (Launch<Gs>(positions, legal_counts, count, stream), found = true)
+        : false),
    ...);
   return found;
 }

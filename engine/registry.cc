@@ -32,21 +32,7 @@ class VariantImpl final : public Variant {
   PositionReport Show(std::string_view fen, const std::vector<std::string>& moves) const override {
     GameState<G> game(Parse(fen));
     PositionReport report;
-    for (size_t i = 0; i < moves.size(); ++i) {
-      if (game.outcome().IsTerminal()) {
-        throw Error("move " + std::to_string(i + 1) + " '" + moves[i] + "': the game is over (" +
-                    ReasonName(game.outcome().reason) + ")");
-      }
-      const typename G::Position before = game.position();
-      Move move;
-      try {
-        move = G::ParseMove(before, moves[i]);
-      } catch (const Error& error) {
-        throw Error("move " + std::to_string(i + 1) + ": " + error.what());
-      }
-      report.played_display.push_back(G::FormatDisplayMove(before, move));
-      game.Play(move);
-    }
+    report.played_display = PlayMoveStrings(game, moves);
     const typename G::Position& position = game.position();
     report.fen = G::FormatPosition(position);
     report.board = G::BoardPicture(position);

@@ -33,7 +33,9 @@ class Variant {
  public:
   virtual ~Variant() = default;
 
+  // The registry name, e.g. "chaco-rex".
   virtual std::string_view name() const = 0;
+  // The start position in the game's position-string form.
   virtual std::string StartFen() const = 0;
 
   // Perft from `fen` (empty: the start position) to `depth` >= 0 plies.

@@ -28,6 +28,9 @@ VZ_HD constexpr uint8_t MakePiece(int color, int type) { return uint8_t(type | c
 VZ_HD constexpr int PieceTypeOf(uint8_t piece) { return piece & 7; }
 VZ_HD constexpr int PieceColorOf(uint8_t piece) { return piece >> 3; }
 
+// Largest half-move count and move number a position string may hold; ApplyMove saturates there.
+inline constexpr uint32_t kMaxCounter = 999999999;
+
 struct Position {
   Bitboard by_color[2];              // [color] cells holding that colour's pieces
   Bitboard by_type[kNumPieceTypes];  // [type] cells holding that type, both colours ([0] unused)

@@ -307,7 +307,8 @@ VZ_HD inline void PlayMove(Position& p, Move m) {
   uint64_t hash = p.hash ^ SideKey();
   if (p.en_passant_cell >= 0) hash ^= EnPassantKey(p.en_passant_cell);
   p.en_passant_cell = -1;
-  ++p.halfmove_clock;
+  // Counters saturate at kMaxCounter so that every reachable position still has a valid string.
+  if (p.halfmove_clock < kMaxCounter) ++p.halfmove_clock;
 
   int captured_cell = to;
   if (IsEnPassant(m)) captured_cell = EnPassantVictim(from, to);
@@ -346,7 +347,7 @@ VZ_HD inline void PlayMove(Position& p, Move m) {
   } else if (type == kKing) {
     p.king_cell[us] = uint8_t(to);
   }
-  if (us == 1) ++p.fullmove_number;
+  if (us == 1 && p.fullmove_number < kMaxCounter) ++p.fullmove_number;
   p.side_to_move = uint8_t(us ^ 1);
   p.hash = hash;
 }

@@ -9,7 +9,6 @@
 namespace vz::chad {
 namespace {
 
-constexpr uint32_t kMaxCounter = 1000000;
 constexpr const char* kColorWord[2] = {"White", "Black"};
 constexpr char kPieceLetter[2][3] = {{'R', 'Q', 'K'}, {'r', 'q', 'k'}};
 constexpr const char* kKindWord[3] = {"rook", "queen", "king"};

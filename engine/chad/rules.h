@@ -43,6 +43,9 @@ inline constexpr int kNumActions = kNumSquares * kActionsPerSquare;
 inline constexpr int kMaxRooksPerSide = 8;
 
 // A position. Trivially copyable; 96 bytes.
+// Largest half-move count and move number a position string may hold; ApplyMove saturates there.
+inline constexpr uint32_t kMaxCounter = 1000000;
+
 struct Position {
   Bitboard pieces[2];           // [color] every piece of that colour, king included
   Bitboard queens;              // queens of both colours
@@ -248,8 +251,11 @@ VZ_HD inline void ApplyMove(Position& p, Move m) {
   } else {
     p.hash ^= PieceKey(us, kRook, to);
   }
-  p.halfmove_clock = (IsCapture(m) || IsPromotion(m)) ? 0 : p.halfmove_clock + 1;
-  if (p.side == Color::kBlack) ++p.move_number;
+  // Counters saturate at kMaxCounter so that every reachable position still has a valid string.
+  p.halfmove_clock = (IsCapture(m) || IsPromotion(m)) ? 0
+                     : p.halfmove_clock < kMaxCounter ? p.halfmove_clock + 1
+                                                      : kMaxCounter;
+  if (p.side == Color::kBlack && p.move_number < kMaxCounter) ++p.move_number;
   p.side = Opponent(p.side);
   p.hash ^= ChadZobrist().key[kZobristSideKey];
 }

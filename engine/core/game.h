@@ -43,32 +43,31 @@
 namespace vz {
 
 template <class G>
-concept Game =
-    std::is_trivially_copyable_v<typename G::Position> &&
+concept Game = std::is_trivially_copyable_v<typename G::Position> &&
     std::same_as<typename G::MoveList, MoveList<G::kMaxMoves>> &&
     requires(const typename G::Position& position, typename G::Position& mutable_position,
              Move move, typename G::MoveList& moves, std::string_view text, int num_legal) {
-      { G::kName } -> std::convertible_to<std::string_view>;
-      { G::kNumActions } -> std::convertible_to<int>;
-      { G::kHasCheck } -> std::convertible_to<bool>;
-      { G::kHasRepetitionDraw } -> std::convertible_to<bool>;
-      { G::kActionsMayCollide } -> std::convertible_to<bool>;
-      { G::InitialPosition() } -> std::same_as<typename G::Position>;
-      { G::GenerateMoves(position, moves) } -> std::same_as<void>;
-      { G::ApplyMove(mutable_position, move) } -> std::same_as<void>;
-      { G::LocalOutcome(position, num_legal) } -> std::same_as<Outcome>;
-      { G::Hash(position) } -> std::same_as<uint64_t>;
-      { G::ComputeHash(position) } -> std::same_as<uint64_t>;
-      { G::RepetitionKey(position) } -> std::same_as<uint64_t>;
-      { G::ActionIndex(position, move) } -> std::same_as<int>;
-      { G::SideToMove(position) } -> std::same_as<Color>;
-      { G::InCheck(position) } -> std::same_as<bool>;
-      { G::ParsePosition(text) } -> std::same_as<typename G::Position>;
-      { G::FormatPosition(position) } -> std::same_as<std::string>;
-      { G::ParseMove(position, text) } -> std::same_as<Move>;
-      { G::FormatMove(position, move) } -> std::same_as<std::string>;
-      { G::FormatDisplayMove(position, move) } -> std::same_as<std::string>;
-      { G::BoardPicture(position) } -> std::same_as<std::string>;
-    };
+  { G::kName } -> std::convertible_to<std::string_view>;
+  { G::kNumActions } -> std::convertible_to<int>;
+  { G::kHasCheck } -> std::convertible_to<bool>;
+  { G::kHasRepetitionDraw } -> std::convertible_to<bool>;
+  { G::kActionsMayCollide } -> std::convertible_to<bool>;
+  { G::InitialPosition() } -> std::same_as<typename G::Position>;
+  { G::GenerateMoves(position, moves) } -> std::same_as<void>;
+  { G::ApplyMove(mutable_position, move) } -> std::same_as<void>;
+  { G::LocalOutcome(position, num_legal) } -> std::same_as<Outcome>;
+  { G::Hash(position) } -> std::same_as<uint64_t>;
+  { G::ComputeHash(position) } -> std::same_as<uint64_t>;
+  { G::RepetitionKey(position) } -> std::same_as<uint64_t>;
+  { G::ActionIndex(position, move) } -> std::same_as<int>;
+  { G::SideToMove(position) } -> std::same_as<Color>;
+  { G::InCheck(position) } -> std::same_as<bool>;
+  { G::ParsePosition(text) } -> std::same_as<typename G::Position>;
+  { G::FormatPosition(position) } -> std::same_as<std::string>;
+  { G::ParseMove(position, text) } -> std::same_as<Move>;
+  { G::FormatMove(position, move) } -> std::same_as<std::string>;
+  { G::FormatDisplayMove(position, move) } -> std::same_as<std::string>;
+  { G::BoardPicture(position) } -> std::same_as<std::string>;
+};
 
 }  // namespace vz

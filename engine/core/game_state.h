@@ -47,8 +47,12 @@ class GameState {
     return local;
   }
 
-  // Plays a legal move. Throws vz::Error if the move is not legal here or the game is over.
+  // Plays a legal move. Throws vz::Error if the game is already over or the move is not legal.
   void Play(Move move) {
+    const Outcome current = outcome();
+    if (current.IsTerminal()) {
+      throw Error(std::string("the game is over (") + ReasonName(current.reason) + ")");
+    }
     if (!legal_.Contains(move)) throw Error("move is not legal in " + G::FormatPosition(position_));
     G::ApplyMove(position_, move);
     moves_.push_back(move);
@@ -58,7 +62,12 @@ class GameState {
 
   // Parses `text` (protocol or display form) and plays it. Throws vz::Error naming the move.
   Move Play(std::string_view text) {
-    Move move = G::ParseMove(position_, text);
+    const Outcome current = outcome();
+    if (current.IsTerminal()) {
+      throw Error("'" + std::string(text) + "': the game is over (" + ReasonName(current.reason) +
+                  ")");
+    }
+    const Move move = G::ParseMove(position_, text);
     Play(move);
     return move;
   }
@@ -75,5 +84,26 @@ class GameState {
   std::vector<Move> moves_;
   std::vector<uint64_t> keys_;  // [ply + 1] repetition key of each position, start included
 };
+
+// Plays `moves` (protocol or display form, as G::ParseMove reads them) on `game` and returns the
+// display form of each played move. Throws vz::Error "move <n>: <reason>" (n counted from 1) for
+// the first move that is unparsable, illegal, or given after the game ended; `game` then holds the
+// moves before it.
+template <Game G>
+std::vector<std::string> PlayMoveStrings(GameState<G>& game,
+                                         const std::vector<std::string>& moves) {
+  std::vector<std::string> display;
+  display.reserve(moves.size());
+  for (size_t i = 0; i < moves.size(); ++i) {
+    const typename G::Position before = game.position();
+    try {
+      const Move move = game.Play(moves[i]);
+      display.push_back(G::FormatDisplayMove(before, move));
+    } catch (const Error& error) {
+      throw Error("move " + std::to_string(i + 1) + ": " + error.what());
+    }
+  }
+  return display;
+}
 
 }  // namespace vz

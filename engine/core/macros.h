@@ -22,18 +22,18 @@
 #endif
 
 #if defined(__CUDA_ARCH__)
-#define VZ_CHECK(cond)   \
-  do {                   \
+#define VZ_CHECK(cond)     \
+  do {                     \
     if (!(cond)) __trap(); \
   } while (0)
 #else
-#define VZ_CHECK(cond)                                                                  \
-  do {                                                                                  \
-    if (!(cond)) {                                                                      \
+#define VZ_CHECK(cond)                                                                        \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
       std::fprintf(stderr, "vzero: internal check failed at %s:%d: %s\n", __FILE__, __LINE__, \
-                   #cond);                                                              \
-      std::abort();                                                                     \
-    }                                                                                   \
+                   #cond);                                                                    \
+      std::abort();                                                                           \
+    }                                                                                         \
   } while (0)
 #endif
 

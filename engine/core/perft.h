@@ -32,7 +32,7 @@ uint64_t Perft(const typename G::Position& position, int depth) {
 // generation order. depth >= 1.
 template <Game G>
 std::vector<std::pair<std::string, uint64_t>> PerftDivide(const typename G::Position& position,
-                                                         int depth) {
+                                                          int depth) {
   typename G::MoveList moves;
   G::GenerateMoves(position, moves);
   std::vector<std::pair<std::string, uint64_t>> result;

@@ -35,7 +35,6 @@ inline constexpr Move kNullMove{~uint64_t{0}};
 // the game's kMaxMoves, a proven upper bound on the legal moves of any valid position.
 template <int kCapacity>
 struct MoveList {
-  static constexpr int kCapacityValue = kCapacity;
   Move moves[kCapacity];
   int size = 0;
 
@@ -48,7 +47,10 @@ struct MoveList {
   VZ_HD const Move* end() const { return moves + size; }
   VZ_HD Move* begin() { return moves; }
   VZ_HD Move* end() { return moves + size; }
-  VZ_HD const Move& operator[](int i) const { return moves[i]; }
+  VZ_HD const Move& operator[](int i) const {
+    VZ_DCHECK(i >= 0 && i < size);
+    return moves[i];
+  }
   VZ_HD bool Contains(Move move) const {
     for (int i = 0; i < size; ++i) {
       if (moves[i] == move) return true;
@@ -85,7 +87,7 @@ struct Outcome {
   }
 };
 
-// The side that wins when `loser` is mated or blocked.
+// The Status "`winner` wins".
 VZ_HD constexpr Status WinFor(Color winner) {
   return winner == Color::kWhite ? Status::kWhiteWins : Status::kBlackWins;
 }

@@ -379,7 +379,7 @@ VZ_HD inline void ApplyMove(Position& p, Move move) {
   }
   p.side_to_move = uint8_t(us ^ 1);
   p.hash ^= Zobrist().key[kZobristSideKey];
-  if (us == 1) ++p.move_number;
+  if (us == 1 && p.move_number < 0xFFFF) ++p.move_number;  // saturates: no wrap to 0
 }
 
 // ---- outcome and action index ----

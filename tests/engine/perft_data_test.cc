@@ -36,6 +36,7 @@ std::vector<PerftEntry> ReadPerftFile(const std::string& path) {
     PerftEntry entry;
     stream >> entry.depth >> entry.nodes >> std::ws;
     std::getline(stream, entry.fen);
+    EXPECT_FALSE(entry.fen.empty()) << path << ": malformed line '" << line << "'";
     entries.push_back(entry);
   }
   return entries;
@@ -47,7 +48,8 @@ TYPED_TEST_SUITE(VZ_PERFT_SUITE, testing::AllGameTypes, testing::GameNames);
 
 TYPED_TEST(VZ_PERFT_SUITE, MatchesTable) {
   using G = TypeParam;
-  const std::string path = std::string(VZ_TEST_DATA_DIR) + "/perft/" + std::string(G::kName) + ".txt";
+  const std::string path =
+      std::string(VZ_TEST_DATA_DIR) + "/perft/" + std::string(G::kName) + ".txt";
   const std::vector<PerftEntry> entries = ReadPerftFile(path);
   ASSERT_FALSE(entries.empty()) << "no perft entries in " << path;
   int checked = 0;
