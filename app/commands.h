@@ -13,5 +13,9 @@ void AddPerftCommand(CLI::App& app);
 void AddShowCommand(CLI::App& app);
 void AddSearchCommand(CLI::App& app);
 void AddBenchCommand(CLI::App& app);
+#if defined(VZ_HAVE_TORCH)
+void AddNetCommand(CLI::App& app);
+void AddNnBenchCommand(CLI::App& app);
+#endif
 
 }  // namespace vz::app

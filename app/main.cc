@@ -17,6 +17,10 @@ int main(int argc, char** argv) {
   vz::app::AddShowCommand(app);
   vz::app::AddSearchCommand(app);
   vz::app::AddBenchCommand(app);
+#if defined(VZ_HAVE_TORCH)
+  vz::app::AddNetCommand(app);
+  vz::app::AddNnBenchCommand(app);
+#endif
   // CLI11 would only say "A subcommand is required" for a mistyped command.
   std::string known;
   bool is_known = false;

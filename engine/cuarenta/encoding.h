@@ -48,15 +48,14 @@ struct InputEncoding<cuarenta::CuarentaGame> {
   static constexpr int kNumActions = cuarenta::CuarentaGame::kNumActions;
   static constexpr int kNumSymmetries = 1;
 
-  enum Plane : int {
-    kOwnKing = 0,    // + PieceType - 1 for the own pieces
-    kTheirKing = 7,  // + PieceType - 1 for the opponent's pieces
-    kRealSquares = 14,
-    kOwnCastling = 15,
-    kTheirCastling = 16,
-    kFortyMove = 17,
-    kWhiteToMove = 18,
-  };
+  // Plane numbers (layout above).
+  static constexpr int kOwnKing = 0;    // + PieceType - 1 for the own pieces
+  static constexpr int kTheirKing = 7;  // + PieceType - 1 for the opponent's pieces
+  static constexpr int kRealSquares = 14;
+  static constexpr int kOwnCastling = 15;
+  static constexpr int kTheirCastling = 16;
+  static constexpr int kFortyMove = 17;
+  static constexpr int kWhiteToMove = 18;
 
   // Writes planes[kSize] for `p` (layout above); repetition_count is ignored.
   VZ_HD static void Encode(const Position& p, int /*repetition_count*/, float* planes) {

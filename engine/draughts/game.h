@@ -32,7 +32,9 @@
 // start square), bits 10-41 mask of captured pieces (0 for a plain move), bit 42 promotion, the
 // rest zero. Landing squares are not stored: a move is (from, to, captured set).
 //
-// Action (policy) index: from * 32 + to with bit indices (square number - 1), kNumActions = 1024.
+// Action (policy) index: from * 32 + to with bit indices (square number - 1), kNumActions = 1024,
+// in the side to move's frame: for Black the board is turned half a turn (bit s -> 31 - s), which
+// gives 1023 - (from * 32 + to), so that both colours' moves share the network's policy outputs.
 // Plain moves and captures never coexist in one position, and plain moves have distinct (from,
 // to); only captures with the same start and final squares that take different pieces share an
 // index (kActionsMayCollide): they stay separate moves and the search gives them the same prior.
@@ -78,8 +80,10 @@ struct DraughtsGame {
   VZ_HD static uint64_t ComputeHash(const Position& p) { return draughts::ComputeHash(p); }
   // Repetition compares pieces and side to move only: the hash.
   VZ_HD static uint64_t RepetitionKey(const Position& p) { return p.hash; }
-  // from * 32 + to, in [0, 1024).
-  VZ_HD static int ActionIndex(const Position&, Move move) { return draughts::ActionIndex(move); }
+  // from * 32 + to in the side to move's frame, in [0, 1024).
+  VZ_HD static int ActionIndex(const Position& p, Move move) {
+    return draughts::ActionIndex(p, move);
+  }
   VZ_HD static Color SideToMove(const Position& p) { return p.side_to_move; }
   // Draughts has no check.
   VZ_HD static bool InCheck(const Position&) { return false; }

@@ -299,8 +299,13 @@ VZ_HD inline Outcome LocalOutcome(const Position& p, int num_legal_moves) {
   return {};
 }
 
-// Policy index: from * 32 + to, in [0, 1024). Captures with equal start and end squares that take
-// different pieces share an index.
-VZ_HD constexpr int ActionIndex(Move move) { return MoveFrom(move) * kNumSquares + MoveTo(move); }
+// Policy index in the side to move's frame (the board turned half a turn for Black, square s ->
+// 31 - s, as the network's input planes are): from * 32 + to for White, 1023 - (from * 32 + to)
+// for Black, in [0, 1024). Captures with equal start and end squares that take different pieces
+// share an index.
+VZ_HD constexpr int ActionIndex(const Position& p, Move move) {
+  const int index = MoveFrom(move) * kNumSquares + MoveTo(move);
+  return p.side_to_move == Color::kBlack ? kNumSquares * kNumSquares - 1 - index : index;
+}
 
 }  // namespace vz::draughts

@@ -437,9 +437,11 @@ TEST(ChacoRexRulesTest, MateIsDecidedBeforeInsufficientMaterial) {
   const G::Position p = Parse("9/10/9/10/9/10/2N6/2K7/k8 b - 0 1");
   EXPECT_TRUE(Moves(p).empty());
   EXPECT_EQ(G::LocalOutcome(p, 0), (Outcome{Status::kWhiteWins, Reason::kCheckmate}));
-  // Played into through GameState: the outcome is the mate.
-  GameState<G> game(Parse("9/10/9/10/9/10/9/2K7/k3N4 w - 0 1"));
-  game.Play("Cj1-f3++");
+  // Played into through GameState: the mating capture leaves king and knight against king, and
+  // the outcome is the mate.
+  GameState<G> game(Parse("9/10/9/10/9/10/2r6/2K7/k3N4 w - 0 1"));
+  EXPECT_FALSE(game.outcome().IsTerminal());
+  game.Play("Cj1xf3++");
   EXPECT_EQ(game.outcome(), (Outcome{Status::kWhiteWins, Reason::kCheckmate}));
 }
 

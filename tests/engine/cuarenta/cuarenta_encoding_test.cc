@@ -28,11 +28,11 @@ float PlaneSum(const std::vector<float>& planes, int plane) {
 
 TEST(CuarentaEncodingTest, StartPositionWhiteToMove) {
   const auto planes = Planes(G::InitialPosition());
-  EXPECT_EQ(At(planes, E::kOwnKing, 1, 4), 1.0f);                  // e2
-  EXPECT_EQ(At(planes, E::kOwnKing + kCamel - 1, 0, 7), 1.0f);     // h1
-  EXPECT_EQ(At(planes, E::kOwnKing + kBishop - 1, 0, 1), 1.0f);    // b1
-  EXPECT_EQ(At(planes, E::kTheirKing, 7, 4), 1.0f);                // e8
-  EXPECT_EQ(At(planes, E::kTheirKing + kCamel - 1, 8, 1), 1.0f);   // b9
+  EXPECT_EQ(At(planes, E::kOwnKing, 1, 4), 1.0f);                 // e2
+  EXPECT_EQ(At(planes, E::kOwnKing + kCamel - 1, 0, 7), 1.0f);    // h1
+  EXPECT_EQ(At(planes, E::kOwnKing + kBishop - 1, 0, 1), 1.0f);   // b1
+  EXPECT_EQ(At(planes, E::kTheirKing, 7, 4), 1.0f);               // e8
+  EXPECT_EQ(At(planes, E::kTheirKing + kCamel - 1, 8, 1), 1.0f);  // b9
   EXPECT_EQ(PlaneSum(planes, E::kOwnKing + kPawn - 1), 4.0f);
   EXPECT_EQ(PlaneSum(planes, E::kRealSquares), 40.0f);
   EXPECT_EQ(At(planes, E::kRealSquares, 0, 0), 0.0f);  // a1 is dark
@@ -44,14 +44,14 @@ TEST(CuarentaEncodingTest, StartPositionWhiteToMove) {
 }
 
 TEST(CuarentaEncodingTest, BlackIsTurnedHalfATurn) {
-  // Black king e8, bishop d6 (file 3, rank 5); White king e2, vao a4; only White may castle;
+  // Black king e8, bishop c6; White king e2, vao a4; only White may castle;
   // 40 plies without capture; Black to move.
-  const Position p = G::ParsePosition("4/2k2/4/1b3/4/V4/4/2K2/4 b w 40 30");
+  const Position p = G::ParsePosition("4/2k2/4/1b3/4/V4/4/2K2/3C b w 40 30");
   const auto planes = Planes(p);
-  EXPECT_EQ(At(planes, E::kOwnKing, 1, 4), 1.0f);                   // e8 -> e2
-  EXPECT_EQ(At(planes, E::kOwnKing + kBishop - 1, 3, 5), 1.0f);     // d6 -> f4
-  EXPECT_EQ(At(planes, E::kTheirKing, 7, 4), 1.0f);                 // e2 -> e8
-  EXPECT_EQ(At(planes, E::kTheirKing + kVao - 1, 5, 8), 1.0f);      // a4 -> i6
+  EXPECT_EQ(At(planes, E::kOwnKing, 1, 4), 1.0f);                // e8 -> e2
+  EXPECT_EQ(At(planes, E::kOwnKing + kBishop - 1, 3, 6), 1.0f);  // c6 -> g4
+  EXPECT_EQ(At(planes, E::kTheirKing, 7, 4), 1.0f);              // e2 -> e8
+  EXPECT_EQ(At(planes, E::kTheirKing + kVao - 1, 5, 8), 1.0f);   // a4 -> i6
   EXPECT_EQ(PlaneSum(planes, E::kOwnCastling), 0.0f);
   EXPECT_EQ(PlaneSum(planes, E::kTheirCastling), 40.0f);
   EXPECT_FLOAT_EQ(At(planes, E::kFortyMove, 1, 4), 0.5f);

@@ -338,6 +338,10 @@ TEST(DraughtsRulesTest, ActionIndexIsFromTimes32PlusTo) {
   EXPECT_NE(a, b);
   EXPECT_EQ(DraughtsGame::ActionIndex(q, a), DraughtsGame::ActionIndex(q, b));
   EXPECT_EQ(DraughtsGame::ActionIndex(q, a), 5 * 32 + 21);
+  // Black's moves are seen with the board turned half a turn: 22-18 is White's 11-15.
+  const Position black = ParsePosition("B" + std::string(kStart).substr(1));
+  EXPECT_EQ(DraughtsGame::ActionIndex(black, ParseMove(black, "22-18")),
+            DraughtsGame::ActionIndex(p, ParseMove(p, "11-15")));
 }
 
 TEST(DraughtsRulesTest, ShiftsMatchNeighbourTable) {

@@ -1,0 +1,94 @@
+// `vzero net init` and `vzero net describe`: create and inspect net files (nets/net_file.h).
+
+#include <fmt/core.h>
+
+#include <memory>
+#include <string>
+
+#include "app/commands.h"
+#include "nets/net_file.h"
+#include "nets/variant_nets.h"
+
+#ifndef VZ_GIT_REVISION
+#define VZ_GIT_REVISION "unknown"
+#endif
+
+namespace vz::app {
+namespace {
+
+struct NetInitOptions {
+  std::string variant;
+  std::string preset = "small";
+  std::string output;
+  uint64_t seed = 1;
+  std::string note;
+};
+
+void RunNetInit(const NetInitOptions& options) {
+  nets::NetFile net = nets::FreshNetForVariant(options.variant, options.preset, options.seed);
+  net.provenance.source_revision = VZ_GIT_REVISION;
+  net.provenance.note = options.note;
+  nets::WriteNetFile(options.output, net);
+  fmt::print("wrote {}: {} {} ({}), {} parameters\n", options.output, net.game, options.preset,
+             nets::DescribeArchitecture(net.architecture), net.ParameterCount());
+}
+
+void RunNetDescribe(const std::string& path) {
+  const nets::NetFile net = nets::ReadNetFile(path);
+  const nets::NetArchitecture& a = net.architecture;
+  fmt::print("file             {}\n", path);
+  fmt::print("format_version   {}\n", net.format_version);
+  fmt::print("game             {}\n", net.game);
+  fmt::print("input_encoding   {} v{}\n", net.input_encoding, net.input_version);
+  fmt::print("action_encoding  {} v{}\n", net.action_encoding, net.action_version);
+  fmt::print("architecture     {}\n", nets::DescribeArchitecture(a));
+  fmt::print("preset           {}\n", a.preset.empty() ? "-" : a.preset);
+  fmt::print("blocks           {}\n", a.blocks);
+  fmt::print("channels         {}\n", a.channels);
+  fmt::print("squeeze_excite   {}{}\n", a.squeeze_excitation ? "yes" : "no",
+             a.squeeze_excitation ? fmt::format(" (ratio {})", a.se_ratio) : "");
+  fmt::print("input            {} planes x {} x {}\n", a.input_planes, a.height, a.width);
+  fmt::print("policy           {} channels -> {} actions\n", a.policy_channels, a.num_actions);
+  fmt::print("value            {} channels -> {} hidden -> WDL\n", a.value_channels,
+             a.value_hidden);
+  fmt::print("tensors          {}\n", net.tensors.size());
+  fmt::print("parameters       {} (stored values, batch-norm statistics included)\n",
+             net.ParameterCount());
+  fmt::print("training_steps   {}\n", net.provenance.training_steps);
+  fmt::print("games            {}\n", net.provenance.games);
+  fmt::print("parent           {}\n", net.provenance.parent.empty() ? "-" : net.provenance.parent);
+  fmt::print("created          {}\n", net.provenance.created);
+  fmt::print("source_revision  {}\n", net.provenance.source_revision);
+  if (!net.provenance.note.empty()) fmt::print("note             {}\n", net.provenance.note);
+  try {
+    nets::CheckNetForItsGame(net, path);
+    fmt::print("compatible       yes (this build's encodings)\n");
+  } catch (const Error& error) {
+    fmt::print("compatible       no: {}\n", error.what());
+  }
+}
+
+}  // namespace
+
+void AddNetCommand(CLI::App& app) {
+  CLI::App* command = app.add_subcommand("net", "Create and inspect network files");
+  command->require_subcommand(1);
+
+  auto init = std::make_shared<NetInitOptions>();
+  CLI::App* init_command =
+      command->add_subcommand("init", "Write a net with fresh weights for a game");
+  init_command->add_option("--variant", init->variant, "Game name")->required();
+  init_command->add_option("--preset", init->preset, "Architecture: tiny, small, medium, large");
+  init_command->add_option("-o,--output", init->output, "Net file to write")->required();
+  init_command->add_option("--seed", init->seed, "Seed of the initial weights");
+  init_command->add_option("--note", init->note, "Free text stored in the provenance");
+  init_command->callback([init] { RunNetInit(*init); });
+
+  auto path = std::make_shared<std::string>();
+  CLI::App* describe =
+      command->add_subcommand("describe", "Print a net file's header and parameter count");
+  describe->add_option("file", *path, "Net file")->required();
+  describe->callback([path] { RunNetDescribe(*path); });
+}
+
+}  // namespace vz::app

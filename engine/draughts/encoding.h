@@ -1,0 +1,93 @@
+#pragma once
+
+// Network input planes and policy index of Portuguese draughts (see engine/input_encoding.h).
+//
+// Frame: the board seen from the side to move. For White the grid is the board as drawn in
+// engine/draughts/board.h with row = rank - 1 and column = file (a = 0); for Black it is turned
+// half a turn (row -> 7 - row, column -> 7 - column, i.e. square bit s -> 31 - s), so the side to
+// move always plays up the board from row 0. Setup and rules are point-symmetric, so a position
+// and its half-turned colour swap are the same position for the player to move.
+//
+// Planes, float[8][8][8] ([plane][row][column]); light squares are 0 in piece planes:
+//   0  own men              1 on the square
+//   1  own kings
+//   2  opponent's men
+//   3  opponent's kings
+//   4  constant 1           every cell (lets the convolutions find the board edge)
+//   5  twenty-move counter  plies without man move or capture / 40, every cell
+//   6  three-kings counter  stronger side's moves under three kings against one / 12, every cell
+//   7  repetition           1 on every cell if the position occurred before (count >= 2)
+//
+// Policy index: the game's from * 32 + to with both squares in the side to move's frame, i.e.
+// DraughtsGame::ActionIndex for White and 1023 - ActionIndex for Black (31 - s on both squares).
+// Captures with equal start and end squares keep sharing one index.
+//
+// Symmetries for augmentation: none besides the identity. A left-right mirror moves the dark
+// squares onto light ones, a diagonal reflection turns forward into sideways; the half-turn with
+// the colour swap is already the frame.
+
+#include "engine/draughts/game.h"
+#include "engine/input_encoding.h"
+
+namespace vz {
+
+template <>
+struct InputEncoding<draughts::DraughtsGame> {
+  using Position = draughts::Position;
+
+  static constexpr int kPlanes = 8;
+  static constexpr int kHeight = 8;
+  static constexpr int kWidth = 8;
+  static constexpr int kSize = kPlanes * kHeight * kWidth;
+  static constexpr const char* kEncodingName = "portuguese-draughts/planes";
+  static constexpr int kVersion = 1;
+  static constexpr const char* kActionName = "portuguese-draughts/from-to";
+  static constexpr int kActionVersion = 1;
+  static constexpr int kNumActions = draughts::DraughtsGame::kNumActions;
+  static constexpr int kNumSymmetries = 1;
+
+  // Plane numbers (layout above).
+  static constexpr int kOwnMen = 0;
+  static constexpr int kOwnKings = 1;
+  static constexpr int kTheirMen = 2;
+  static constexpr int kTheirKings = 3;
+  static constexpr int kOnes = 4;
+  static constexpr int kTwentyMove = 5;
+  static constexpr int kThreeKings = 6;
+  static constexpr int kRepetition = 7;
+
+  // Writes planes[kSize] for `p` (layout above); repetition_count >= 1.
+  VZ_HD static void Encode(const Position& p, int repetition_count, float* planes) {
+    for (int i = 0; i < kSize; ++i) planes[i] = 0.0f;
+    const bool black = p.side_to_move == Color::kBlack;
+    const uint32_t us = black ? p.black : p.white;
+    for (uint32_t b = p.white | p.black; b; b &= b - 1) {
+      const int s = draughts::LowestBit(b);
+      const int seen = black ? 31 - s : s;
+      const bool king = (p.kings >> s) & 1;
+      const int plane =
+          ((us >> s) & 1) ? (king ? kOwnKings : kOwnMen) : (king ? kTheirKings : kTheirMen);
+      planes[(plane * kHeight + draughts::RowOf(seen)) * kWidth + draughts::ColumnOf(seen)] = 1.0f;
+    }
+    Fill(planes, kOnes, 1.0f);
+    Fill(planes, kTwentyMove, float(p.twenty_move_plies) / float(draughts::kTwentyMovePlies));
+    Fill(planes, kThreeKings, float(p.three_kings_moves) / float(draughts::kThreeKingsMoves));
+    Fill(planes, kRepetition, repetition_count >= 2 ? 1.0f : 0.0f);
+  }
+
+  // Policy index of legal move `m` of `p` in the side to move's frame, in [0, 1024).
+  VZ_HD static int PolicyIndex(const Position& p, Move m) { return draughts::ActionIndex(p, m); }
+
+  VZ_HD static void SymmetricCell(int, int row, int column, int& out_row, int& out_column) {
+    out_row = row;
+    out_column = column;
+  }
+  VZ_HD static int SymmetricAction(int, int action) { return action; }
+
+ private:
+  VZ_HD static void Fill(float* planes, int plane, float value) {
+    for (int i = 0; i < kHeight * kWidth; ++i) planes[plane * kHeight * kWidth + i] = value;
+  }
+};
+
+}  // namespace vz

@@ -1,0 +1,36 @@
+#pragma once
+
+// The network's view of a position (AlphaZero's input planes and policy index), one
+// specialisation of InputEncoding<G> per game in engine/<game>/encoding.h; engine/encodings.h
+// includes them all. Everything here is VZ_HD (host and CUDA device), with no heap and no std
+// containers, so that a kernel encodes the very planes the host does; nets/ only consumes them.
+//
+// A specialisation provides:
+//   kPlanes, kHeight, kWidth   shape of one position's input: float[kPlanes][kHeight][kWidth],
+//                              row-major (index (plane * kHeight + row) * kWidth + column);
+//                              row 0 is the side to move's own back rank in its frame
+//   kEncodingName, kVersion    input encoding id and version, stored in net files; bump the
+//                              version whenever a plane's meaning changes
+//   kActionName, kActionVersion  the policy index's id and version (PolicyIndex below)
+//   kNumActions                policy size (= the game's kNumActions)
+//   kNumSymmetries             board symmetries of the rules used for training augmentation
+//                              (1 = identity only)
+//   Encode(p, repetition_count, planes)
+//                              writes every entry of planes[kPlanes * kHeight * kWidth], seen
+//                              from the side to move; repetition_count >= 1 is how often the
+//                              position occurred in the game's history (1 = first time), an
+//                              explicit input because the position does not know its history
+//   PolicyIndex(p, m)          the policy-head index of legal move m of p, in [0, kNumActions),
+//                              in the side to move's frame (the same frame as the planes); every
+//                              game's G::ActionIndex is already in that frame, so this equals it
+//   SymmetricCell(s, row, column, out_row, out_column)  image of a grid cell under symmetry s
+//   SymmetricAction(s, action) image of a policy index under symmetry s (a permutation of the
+//                              indices of legal moves; indices no move uses map to themselves)
+// Symmetry 0 is always the identity.
+
+namespace vz {
+
+template <class G>
+struct InputEncoding;
+
+}  // namespace vz

@@ -1,0 +1,59 @@
+#pragma once
+
+// Training-data augmentation with the symmetries the game's rules really have
+// (InputEncoding<G>::kNumSymmetries, SymmetricCell, SymmetricAction; which ones and why is
+// written in each engine/<game>/encoding.h): Chad the a1-l12 diagonal reflection, Chaco Rex the
+// left-right mirror, Portuguese draughts and Cuarenta none. Torch-free.
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/encodings.h"
+#include "nets/trainer.h"
+
+namespace vz::nets {
+
+// Applies `symmetry` to sample `index` of `batch` in place: planes moved cell by cell, policy
+// target (and legal mask) moved action by action. The value target is unchanged.
+template <Game G>
+void ApplySymmetry(TrainingBatch& batch, int index, int symmetry) {
+  using E = InputEncoding<G>;
+  if (symmetry == 0) return;
+  constexpr int kArea = E::kHeight * E::kWidth;
+  float* planes = batch.planes.data() + size_t(index) * E::kSize;
+  std::vector<float> moved(E::kSize, 0.0f);
+  for (int plane = 0; plane < E::kPlanes; ++plane) {
+    for (int row = 0; row < E::kHeight; ++row) {
+      for (int column = 0; column < E::kWidth; ++column) {
+        int r, c;
+        E::SymmetricCell(symmetry, row, column, r, c);
+        moved[size_t(plane * kArea + r * E::kWidth + c)] =
+            planes[plane * kArea + row * E::kWidth + column];
+      }
+    }
+  }
+  std::copy(moved.begin(), moved.end(), planes);
+  auto move_actions = [&](auto* values) {
+    using T = std::remove_reference_t<decltype(*values)>;
+    std::vector<T> out(E::kNumActions, T{});
+    for (int a = 0; a < E::kNumActions; ++a) {
+      if (values[a] != T{}) out[size_t(E::SymmetricAction(symmetry, a))] = values[a];
+    }
+    std::copy(out.begin(), out.end(), values);
+  };
+  move_actions(batch.policy.data() + size_t(index) * E::kNumActions);
+  if (!batch.legal.empty()) move_actions(batch.legal.data() + size_t(index) * E::kNumActions);
+}
+
+// Applies a random symmetry (drawn from `random()`, a callable returning uint64_t) to every
+// sample of `batch`; a no-op for games with only the identity.
+template <Game G, class Random>
+void AugmentBatch(TrainingBatch& batch, Random&& random) {
+  if constexpr (InputEncoding<G>::kNumSymmetries > 1) {
+    for (int i = 0; i < batch.size; ++i) {
+      ApplySymmetry<G>(batch, i, int(random() % uint64_t(InputEncoding<G>::kNumSymmetries)));
+    }
+  }
+}
+
+}  // namespace vz::nets

@@ -1,0 +1,170 @@
+#include "nets/model.h"
+
+#include <fmt/core.h>
+#include <torch/cuda.h>
+#include <torch/utils.h>
+
+#include <cstring>
+#include <set>
+
+#include "engine/core/error.h"
+#include "nets/fresh_net.h"
+
+namespace vz::nets {
+
+namespace nn = torch::nn;
+
+ConvBnImpl::ConvBnImpl(int in_channels, int out_channels, int kernel) {
+  conv = register_module(
+      "conv",
+      nn::Conv2d(
+          nn::Conv2dOptions(in_channels, out_channels, kernel).padding(kernel / 2).bias(false)));
+  bn = register_module("bn", nn::BatchNorm2d(out_channels));
+}
+
+torch::Tensor ConvBnImpl::forward(const torch::Tensor& x) { return bn(conv(x)); }
+
+SqueezeExcitationImpl::SqueezeExcitationImpl(int channels, int ratio) {
+  const int hidden = std::max(1, channels / ratio);
+  fc1 = register_module("fc1", nn::Linear(channels, hidden));
+  fc2 = register_module("fc2", nn::Linear(hidden, channels));
+}
+
+torch::Tensor SqueezeExcitationImpl::forward(const torch::Tensor& x) {
+  torch::Tensor w = x.mean({2, 3});
+  w = torch::sigmoid(fc2(torch::relu(fc1(w))));
+  return x * w.unsqueeze(-1).unsqueeze(-1);
+}
+
+ResidualBlockImpl::ResidualBlockImpl(int channels, bool squeeze_excitation, int se_ratio) {
+  conv1 = register_module("conv1", ConvBn(channels, channels, 3));
+  conv2 = register_module("conv2", ConvBn(channels, channels, 3));
+  if (squeeze_excitation) se = register_module("se", SqueezeExcitation(channels, se_ratio));
+}
+
+torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x) {
+  torch::Tensor y = conv2(torch::relu(conv1(x)));
+  if (se) y = se(y);
+  return torch::relu(x + y);
+}
+
+PolicyValueNetImpl::PolicyValueNetImpl(const NetArchitecture& a) : architecture(a) {
+  const int area = a.height * a.width;
+  input = register_module("input", ConvBn(a.input_planes, a.channels, 3));
+  tower = nn::Sequential();
+  for (int i = 0; i < a.blocks; ++i) {
+    tower->push_back(ResidualBlock(a.channels, a.squeeze_excitation, a.se_ratio));
+  }
+  register_module("tower", tower);
+  policy_conv = register_module("policy", ConvBn(a.channels, a.policy_channels, 1));
+  policy_fc = register_module("policy_fc", nn::Linear(a.policy_channels * area, a.num_actions));
+  value_conv = register_module("value", ConvBn(a.channels, a.value_channels, 1));
+  value_fc1 = register_module("value_fc1", nn::Linear(a.value_channels * area, a.value_hidden));
+  value_fc2 = register_module("value_fc2", nn::Linear(a.value_hidden, 3));
+}
+
+std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch::Tensor& x) {
+  torch::Tensor trunk = torch::relu(input(x));
+  if (architecture.blocks > 0) trunk = tower->forward(trunk);
+  torch::Tensor policy = torch::relu(policy_conv(trunk)).flatten(1);
+  policy = policy_fc(policy);
+  torch::Tensor value = torch::relu(value_conv(trunk)).flatten(1);
+  value = value_fc2(torch::relu(value_fc1(value)));
+  return {policy, value};
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> NamedState(PolicyValueNet& net) {
+  std::vector<std::pair<std::string, torch::Tensor>> state;
+  for (const auto& item : net->named_parameters()) state.emplace_back(item.key(), item.value());
+  for (const auto& item : net->named_buffers()) {
+    if (item.key().ends_with("num_batches_tracked")) continue;
+    state.emplace_back(item.key(), item.value());
+  }
+  return state;
+}
+
+std::vector<NetTensor> ExportTensors(PolicyValueNet& net) {
+  std::vector<NetTensor> tensors;
+  torch::NoGradGuard no_grad;
+  for (auto& [name, value] : NamedState(net)) {
+    const torch::Tensor host = value.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+    NetTensor tensor;
+    tensor.name = name;
+    tensor.shape.assign(host.sizes().begin(), host.sizes().end());
+    tensor.data.resize(size_t(host.numel()));
+    std::memcpy(tensor.data.data(), host.data_ptr<float>(), tensor.data.size() * sizeof(float));
+    tensors.push_back(std::move(tensor));
+  }
+  return tensors;
+}
+
+void ImportTensors(PolicyValueNet& net, const NetFile& file, std::string_view source) {
+  torch::NoGradGuard no_grad;
+  std::set<std::string> used;
+  for (auto& [name, value] : NamedState(net)) {
+    const std::vector<int64_t> shape(value.sizes().begin(), value.sizes().end());
+    const NetTensor* tensor = file.Find(name);
+    if (!tensor) {
+      throw Error(fmt::format("net file {}: missing tensor '{}' (shape {})", source, name,
+                              ShapeString(shape)));
+    }
+    if (tensor->shape != shape) {
+      throw Error(fmt::format("net file {}: tensor '{}' has shape {}, the architecture needs {}",
+                              source, name, ShapeString(tensor->shape), ShapeString(shape)));
+    }
+    const torch::Tensor host =
+        torch::from_blob(const_cast<float*>(tensor->data.data()), value.sizes(), torch::kFloat32);
+    value.copy_(host);
+    used.insert(name);
+  }
+  for (const NetTensor& tensor : file.tensors) {
+    if (!used.count(tensor.name)) {
+      throw Error(
+          fmt::format("net file {}: unexpected tensor '{}' (shape {}) that the "
+                      "architecture does not have",
+                      source, tensor.name, ShapeString(tensor.shape)));
+    }
+  }
+}
+
+PolicyValueNet MakeFreshNet(const NetArchitecture& architecture, uint64_t seed) {
+  ValidateArchitecture(architecture, "net architecture");
+  torch::manual_seed(seed);
+  return PolicyValueNet(architecture);
+}
+
+torch::Device ParseDevice(const std::string& device) {
+  if (device == "cpu") return torch::Device(torch::kCPU);
+  if (device == "cuda" || device.starts_with("cuda:")) {
+    int index = 0;
+    if (device.size() > 5) {
+      const std::string digits = device.substr(5);
+      if (digits.empty() || digits.size() > 3 ||
+          digits.find_first_not_of("0123456789") != std::string::npos) {
+        throw Error(fmt::format("device '{}': expected cpu, cuda or cuda:N", device));
+      }
+      index = std::stoi(digits);
+    }
+    const int count = int(torch::cuda::device_count());
+    if (count == 0) throw Error(fmt::format("device '{}': no CUDA device is present", device));
+    if (index >= count) {
+      throw Error(fmt::format("device '{}': only {} CUDA device(s) present", device, count));
+    }
+    return torch::Device(torch::kCUDA, int8_t(index));
+  }
+  throw Error(fmt::format("device '{}': expected cpu, cuda or cuda:N", device));
+}
+
+}  // namespace vz::nets
+
+namespace vz::nets {
+
+NetFile FreshNet(const NetFile& header, uint64_t seed) {
+  NetFile net = header;
+  PolicyValueNet model = MakeFreshNet(header.architecture, seed);
+  net.tensors = ExportTensors(model);
+  net.provenance.created = UtcNow();
+  return net;
+}
+
+}  // namespace vz::nets

@@ -1,0 +1,83 @@
+#pragma once
+
+// The LibTorch policy/value network (nets/net_architecture.h describes its shape). Included only
+// by nets/*.cc: the rest of vzero uses the torch-free NetRunner, Trainer and TorchEvaluator.
+//
+// Tensors:
+//   input   [batch, input_planes, height, width]   float planes from InputEncoding<G>::Encode
+//   policy  [batch, num_actions]                    logits (no softmax; masking is the caller's)
+//   value   [batch, 3]                              WDL logits of the side to move
+//
+// Module names (the tensor names of net files): input.{conv.weight, bn.weight, bn.bias,
+// bn.running_mean, bn.running_var}; tower.<i>.{conv1,conv2}.{conv,bn}.* and, with
+// squeeze-and-excitation, tower.<i>.se.{fc1,fc2}.{weight,bias}; policy.{conv,bn}.*,
+// policy_fc.{weight,bias}; value.{conv,bn}.*, value_fc1.*, value_fc2.*.
+
+#include <torch/nn.h>
+
+#include <string>
+#include <vector>
+
+#include "nets/net_architecture.h"
+#include "nets/net_file.h"
+
+namespace vz::nets {
+
+// 3x3 convolution without bias, batch norm: the unit every block repeats.
+struct ConvBnImpl : torch::nn::Module {
+  ConvBnImpl(int in_channels, int out_channels, int kernel);
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::nn::Conv2d conv{nullptr};
+  torch::nn::BatchNorm2d bn{nullptr};
+};
+TORCH_MODULE(ConvBn);
+
+// Squeeze-and-excitation: channel weights from the global average (Hu et al. 2018).
+struct SqueezeExcitationImpl : torch::nn::Module {
+  SqueezeExcitationImpl(int channels, int ratio);
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+};
+TORCH_MODULE(SqueezeExcitation);
+
+struct ResidualBlockImpl : torch::nn::Module {
+  ResidualBlockImpl(int channels, bool squeeze_excitation, int se_ratio);
+  torch::Tensor forward(const torch::Tensor& x);
+  ConvBn conv1{nullptr}, conv2{nullptr};
+  SqueezeExcitation se{nullptr};
+};
+TORCH_MODULE(ResidualBlock);
+
+struct PolicyValueNetImpl : torch::nn::Module {
+  explicit PolicyValueNetImpl(const NetArchitecture& architecture);
+  // Returns {policy logits [batch, num_actions], WDL logits [batch, 3]}.
+  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& input);
+
+  NetArchitecture architecture;
+  ConvBn input{nullptr};
+  torch::nn::Sequential tower{nullptr};
+  ConvBn policy_conv{nullptr};
+  torch::nn::Linear policy_fc{nullptr};
+  ConvBn value_conv{nullptr};
+  torch::nn::Linear value_fc1{nullptr}, value_fc2{nullptr};
+};
+TORCH_MODULE(PolicyValueNet);
+
+// Every tensor of the state (parameters, then buffers except num_batches_tracked), by name.
+std::vector<std::pair<std::string, torch::Tensor>> NamedState(PolicyValueNet& net);
+
+// The state as net-file tensors (float32, on the host).
+std::vector<NetTensor> ExportTensors(PolicyValueNet& net);
+
+// Copies the tensors of `file` into `net`. Throws vz::Error naming `source` and the tensor if one
+// the architecture needs is missing, has another shape, or the file has one it does not need.
+void ImportTensors(PolicyValueNet& net, const NetFile& file, std::string_view source);
+
+// A network with fresh weights (PyTorch's default initialisation, seeded by `seed`).
+PolicyValueNet MakeFreshNet(const NetArchitecture& architecture, uint64_t seed);
+
+// Parses "cpu", "cuda", "cuda:N". Throws vz::Error naming the string if it is not a device or
+// names a CUDA device that is not present.
+torch::Device ParseDevice(const std::string& device);
+
+}  // namespace vz::nets

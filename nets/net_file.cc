@@ -1,0 +1,280 @@
+#include "nets/net_file.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "proto/net.pb.h"
+
+namespace vz::nets {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "net files assume a little-endian host");
+
+constexpr char kMagic[8] = {'V', 'Z', 'N', 'E', 'T', '\0', '\0', '\1'};
+constexpr size_t kHeaderBytes = 24;
+
+uint64_t Fnv1a64(std::string_view bytes) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) hash = (hash ^ c) * 0x100000001b3ull;
+  return hash;
+}
+
+void PutU64(std::string& out, uint64_t value) {
+  for (int i = 0; i < 8; ++i) out.push_back(char((value >> (8 * i)) & 0xff));
+}
+
+uint64_t GetU64(std::string_view bytes, size_t offset) {
+  uint64_t value = 0;
+  for (int i = 0; i < 8; ++i) value |= uint64_t(uint8_t(bytes[offset + i])) << (8 * i);
+  return value;
+}
+
+}  // namespace
+
+int64_t NetTensor::NumElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+const NetTensor* NetFile::Find(std::string_view name) const {
+  for (const NetTensor& tensor : tensors) {
+    if (tensor.name == name) return &tensor;
+  }
+  return nullptr;
+}
+
+int64_t NetFile::ParameterCount() const {
+  int64_t count = 0;
+  for (const NetTensor& tensor : tensors) count += int64_t(tensor.data.size());
+  return count;
+}
+
+std::string ShapeString(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+std::string UtcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string SerializeNetFile(const NetFile& net) {
+  proto::Net message;
+  message.set_format_version(uint32_t(net.format_version));
+  message.set_game(net.game);
+  message.mutable_input_encoding()->set_name(net.input_encoding);
+  message.mutable_input_encoding()->set_version(uint32_t(net.input_version));
+  message.mutable_action_encoding()->set_name(net.action_encoding);
+  message.mutable_action_encoding()->set_version(uint32_t(net.action_version));
+  const NetArchitecture& a = net.architecture;
+  proto::Architecture* arch = message.mutable_architecture();
+  arch->set_blocks(uint32_t(a.blocks));
+  arch->set_channels(uint32_t(a.channels));
+  arch->set_squeeze_excitation(a.squeeze_excitation);
+  arch->set_se_ratio(uint32_t(a.se_ratio));
+  arch->set_input_planes(uint32_t(a.input_planes));
+  arch->set_height(uint32_t(a.height));
+  arch->set_width(uint32_t(a.width));
+  arch->set_num_actions(uint32_t(a.num_actions));
+  arch->set_policy_channels(uint32_t(a.policy_channels));
+  arch->set_value_channels(uint32_t(a.value_channels));
+  arch->set_value_hidden(uint32_t(a.value_hidden));
+  arch->set_preset(a.preset);
+  for (const NetTensor& tensor : net.tensors) {
+    proto::Tensor* t = message.add_tensors();
+    t->set_name(tensor.name);
+    for (int64_t d : tensor.shape) t->add_shape(d);
+    t->set_dtype(proto::Tensor::FLOAT32);
+    t->set_data(std::string(reinterpret_cast<const char*>(tensor.data.data()),
+                            tensor.data.size() * sizeof(float)));
+  }
+  proto::Provenance* p = message.mutable_provenance();
+  p->set_training_steps(net.provenance.training_steps);
+  p->set_games(net.provenance.games);
+  p->set_parent(net.provenance.parent);
+  p->set_created(net.provenance.created);
+  p->set_source_revision(net.provenance.source_revision);
+  p->set_note(net.provenance.note);
+
+  std::string payload;
+  if (!message.SerializeToString(&payload)) throw Error("net file: cannot serialize the message");
+  std::string out(kMagic, sizeof(kMagic));
+  PutU64(out, payload.size());
+  PutU64(out, Fnv1a64(payload));
+  out += payload;
+  return out;
+}
+
+NetFile ParseNetFile(std::string_view bytes, std::string_view source) {
+  if (bytes.size() < kHeaderBytes) {
+    throw Error(fmt::format("net file {}: truncated: {} bytes, the header alone has {}", source,
+                            bytes.size(), kHeaderBytes));
+  }
+  if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    throw Error(fmt::format("net file {}: not a vzero net file (bad magic)", source));
+  }
+  const uint64_t length = GetU64(bytes, 8);
+  const uint64_t checksum = GetU64(bytes, 16);
+  const uint64_t available = bytes.size() - kHeaderBytes;
+  if (available < length) {
+    throw Error(
+        fmt::format("net file {}: truncated: the header announces {} payload bytes, the "
+                    "file has {}",
+                    source, length, available));
+  }
+  if (available > length) {
+    throw Error(fmt::format("net file {}: {} unexpected bytes after the {}-byte payload", source,
+                            available - length, length));
+  }
+  const std::string_view payload = bytes.substr(kHeaderBytes);
+  if (Fnv1a64(payload) != checksum) {
+    throw Error(fmt::format("net file {}: corrupted: the payload checksum does not match", source));
+  }
+  proto::Net message;
+  if (!message.ParseFromArray(payload.data(), int(payload.size()))) {
+    throw Error(fmt::format("net file {}: corrupted: the payload is not a net message", source));
+  }
+  if (message.format_version() != uint32_t(kNetFormatVersion)) {
+    throw Error(fmt::format("net file {}: format version {}, this vzero reads version {}", source,
+                            message.format_version(), kNetFormatVersion));
+  }
+  NetFile net;
+  net.format_version = int(message.format_version());
+  net.game = message.game();
+  net.input_encoding = message.input_encoding().name();
+  net.input_version = int(message.input_encoding().version());
+  net.action_encoding = message.action_encoding().name();
+  net.action_version = int(message.action_encoding().version());
+  const proto::Architecture& arch = message.architecture();
+  NetArchitecture& a = net.architecture;
+  a.blocks = int(arch.blocks());
+  a.channels = int(arch.channels());
+  a.squeeze_excitation = arch.squeeze_excitation();
+  a.se_ratio = int(arch.se_ratio());
+  a.input_planes = int(arch.input_planes());
+  a.height = int(arch.height());
+  a.width = int(arch.width());
+  a.num_actions = int(arch.num_actions());
+  a.policy_channels = int(arch.policy_channels());
+  a.value_channels = int(arch.value_channels());
+  a.value_hidden = int(arch.value_hidden());
+  a.preset = arch.preset();
+  ValidateArchitecture(a, fmt::format("net file {}", source));
+  std::set<std::string> names;
+  for (const proto::Tensor& t : message.tensors()) {
+    if (!names.insert(t.name()).second) {
+      throw Error(fmt::format("net file {}: tensor '{}' appears twice", source, t.name()));
+    }
+    if (t.dtype() != proto::Tensor::FLOAT32) {
+      throw Error(fmt::format("net file {}: tensor '{}' has unsupported dtype {}", source, t.name(),
+                              int(t.dtype())));
+    }
+    NetTensor tensor;
+    tensor.name = t.name();
+    int64_t elements = 1;
+    for (int64_t d : t.shape()) {
+      if (d < 0 || d > (int64_t(1) << 32)) {
+        throw Error(
+            fmt::format("net file {}: tensor '{}' has a bad dimension {}", source, t.name(), d));
+      }
+      tensor.shape.push_back(d);
+      elements *= d;
+    }
+    if (uint64_t(t.data().size()) != uint64_t(elements) * sizeof(float)) {
+      throw Error(fmt::format(
+          "net file {}: tensor '{}' has {} bytes of data, its shape {} needs {}", source, t.name(),
+          t.data().size(), ShapeString(tensor.shape), uint64_t(elements) * sizeof(float)));
+    }
+    tensor.data.resize(size_t(elements));
+    std::memcpy(tensor.data.data(), t.data().data(), t.data().size());
+    net.tensors.push_back(std::move(tensor));
+  }
+  const proto::Provenance& p = message.provenance();
+  net.provenance.training_steps = p.training_steps();
+  net.provenance.games = p.games();
+  net.provenance.parent = p.parent();
+  net.provenance.created = p.created();
+  net.provenance.source_revision = p.source_revision();
+  net.provenance.note = p.note();
+  return net;
+}
+
+void WriteFileAtomically(const std::string& path, std::string_view bytes) {
+  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error(fmt::format("cannot write {}: cannot create {}", path, temporary));
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+    out.flush();
+    if (!out) {
+      out.close();
+      std::filesystem::remove(temporary);
+      throw Error(fmt::format("cannot write {}: write failed (disk full?)", path));
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) {
+    std::filesystem::remove(temporary);
+    throw Error(fmt::format("cannot write {}: {}", path, error.message()));
+  }
+}
+
+void WriteNetFile(const std::string& path, const NetFile& net) {
+  WriteFileAtomically(path, SerializeNetFile(net));
+}
+
+NetFile ReadNetFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("net file {}: cannot open it", path));
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw Error(fmt::format("net file {}: read error", path));
+  return ParseNetFile(bytes, path);
+}
+
+void CheckNetCompatible(const NetFile& net, std::string_view source, std::string_view game,
+                        std::string_view input_encoding, int input_version,
+                        std::string_view action_encoding, int action_version, int planes,
+                        int height, int width, int num_actions) {
+  if (net.game != game) {
+    throw Error(fmt::format("net file {}: made for game '{}', not '{}'", source, net.game, game));
+  }
+  if (net.input_encoding != input_encoding || net.input_version != input_version) {
+    throw Error(
+        fmt::format("net file {}: input encoding '{}' version {}, this vzero uses '{}' "
+                    "version {}",
+                    source, net.input_encoding, net.input_version, input_encoding, input_version));
+  }
+  if (net.action_encoding != action_encoding || net.action_version != action_version) {
+    throw Error(fmt::format(
+        "net file {}: action encoding '{}' version {}, this vzero uses '{}' "
+        "version {}",
+        source, net.action_encoding, net.action_version, action_encoding, action_version));
+  }
+  const NetArchitecture& a = net.architecture;
+  if (a.input_planes != planes || a.height != height || a.width != width ||
+      a.num_actions != num_actions) {
+    throw Error(
+        fmt::format("net file {}: architecture takes {}x{}x{} inputs and {} actions, the "
+                    "encoding has {}x{}x{} and {}",
+                    source, a.input_planes, a.height, a.width, a.num_actions, planes, height, width,
+                    num_actions));
+  }
+}
+
+}  // namespace vz::nets

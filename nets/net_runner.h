@@ -1,0 +1,61 @@
+#pragma once
+
+// Batched, gradient-free inference of a net file on one device, behind a torch-free interface
+// (pimpl), so that evaluators, the CLI and tests include no LibTorch header.
+//
+// Precision: "fp32" (float32), "fp16", "bf16", or "auto" = fp32 on the CPU and bf16 on a GPU.
+// Thread-safety: Run may be called from several threads; calls are serialised by a mutex.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "nets/net_architecture.h"
+#include "nets/net_file.h"
+
+namespace vz::nets {
+
+// Number of CUDA devices LibTorch sees (0 without a GPU or driver).
+int CudaDeviceCount();
+
+// Sets LibTorch's intra-op CPU threads for the whole process (`threads` >= 1). On a loaded
+// machine fewer threads than cores avoid OpenMP's busy waiting (tests use 1).
+void SetCpuThreads(int threads);
+
+class NetRunner {
+ public:
+  // Builds the network of `net` on `device` ("cpu", "cuda", "cuda:N") in `precision` and loads
+  // its weights. `source` names the net in errors. Throws vz::Error on a bad device or precision
+  // string, a missing device, or missing, unexpected or mis-shaped tensors.
+  NetRunner(const NetFile& net, std::string_view source, const std::string& device,
+            const std::string& precision = "auto");
+  ~NetRunner();
+  NetRunner(const NetRunner&) = delete;
+  NetRunner& operator=(const NetRunner&) = delete;
+
+  // Evaluates `batch` >= 1 positions.
+  //   planes          [batch][input_planes * height * width]  input
+  //   action_offsets  [batch + 1]   entry i asks for actions[action_offsets[i], [i + 1])
+  //   actions         [total]       policy indices in [0, num_actions)
+  //   logits          [total]       output: policy logit of each requested action
+  //   wdl             [batch][3]    output: win/draw/loss probabilities of the side to move
+  // Only the requested logits come back from the device. Throws vz::Error on a device failure.
+  void Run(const float* planes, int batch, const int32_t* action_offsets, const int32_t* actions,
+           float* logits, float* wdl);
+
+  // As Run, but every policy logit: policy [batch][num_actions], wdl [batch][3] probabilities.
+  void RunAll(const float* planes, int batch, float* policy, float* wdl);
+
+  // Runs a few batches of zeros of size `batch` (kernel selection, allocator warm-up).
+  void WarmUp(int batch);
+
+  const NetArchitecture& architecture() const;
+  std::string device() const;     // e.g. "cuda:0"
+  std::string precision() const;  // "fp32", "fp16" or "bf16"
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vz::nets

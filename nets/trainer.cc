@@ -1,0 +1,289 @@
+#include "nets/trainer.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/core.h>
+#include <torch/optim.h>
+#include <torch/serialize.h>
+
+#include <cmath>
+#include <numbers>
+#include <sstream>
+
+#include "engine/core/error.h"
+#include "engine/core/zobrist.h"
+#include "nets/model.h"
+
+namespace vz::nets {
+namespace {
+
+// The net file header without tensors: what a checkpoint must match.
+std::string HeaderBytes(const NetFile& net) {
+  NetFile header = net;
+  header.tensors.clear();
+  header.provenance = {};
+  return SerializeNetFile(header);
+}
+
+torch::Tensor BytesTensor(const std::string& bytes) {
+  torch::Tensor t = torch::empty({int64_t(bytes.size())}, torch::kUInt8);
+  std::memcpy(t.data_ptr<uint8_t>(), bytes.data(), bytes.size());
+  return t;
+}
+
+std::string TensorBytes(const torch::Tensor& t) {
+  const torch::Tensor c = t.to(torch::kCPU).contiguous();
+  return std::string(reinterpret_cast<const char*>(c.data_ptr<uint8_t>()), size_t(c.numel()));
+}
+
+}  // namespace
+
+struct Trainer::Impl {
+  NetFile header;  // game, encodings, architecture (tensors cleared)
+  TrainerOptions options;
+  torch::Device device{torch::kCPU};
+  PolicyValueNet net{nullptr};
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  int64_t step = 0;
+  uint64_t random_state = 0;
+
+  void CheckBatch(const TrainingBatch& batch) const {
+    const NetArchitecture& a = header.architecture;
+    const size_t n = size_t(batch.size);
+    const size_t input = size_t(a.input_planes) * a.height * a.width;
+    auto check = [&](size_t actual, size_t expected, const char* what) {
+      if (actual != expected) {
+        throw Error(fmt::format("training batch of {}: {} has {} values, expected {}", n, what,
+                                actual, expected));
+      }
+    };
+    if (batch.size < 1) throw Error("training batch is empty");
+    check(batch.planes.size(), n * input, "planes");
+    check(batch.policy.size(), n * size_t(a.num_actions), "policy");
+    check(batch.wdl.size(), n * 3, "wdl");
+    if (!batch.legal.empty()) check(batch.legal.size(), n * size_t(a.num_actions), "legal");
+  }
+
+  // Loss terms and metrics of `batch`; the total loss stays on the autograd graph.
+  torch::Tensor Loss(const TrainingBatch& batch, TrainMetrics& metrics) {
+    const NetArchitecture& a = header.architecture;
+    const int64_t n = batch.size;
+    auto from = [&](const std::vector<float>& values, std::vector<int64_t> shape) {
+      return torch::from_blob(const_cast<float*>(values.data()), shape, torch::kFloat32).to(device);
+    };
+    const torch::Tensor input = from(batch.planes, {n, a.input_planes, a.height, a.width});
+    const torch::Tensor policy_target = from(batch.policy, {n, a.num_actions});
+    const torch::Tensor wdl_target = from(batch.wdl, {n, 3});
+    auto [policy, value] = net->forward(input);
+    if (!batch.legal.empty()) {
+      const torch::Tensor legal = torch::from_blob(const_cast<uint8_t*>(batch.legal.data()),
+                                                   {n, a.num_actions}, torch::kUInt8)
+                                      .to(device)
+                                      .to(torch::kBool);
+      // A large finite number, not -inf: 0 * -inf would be NaN in the cross-entropy.
+      policy = policy.masked_fill(legal.logical_not(), -1e9);
+    }
+    const torch::Tensor policy_loss =
+        -(policy_target * torch::log_softmax(policy, 1)).sum(1).mean();
+    const torch::Tensor value_loss = -(wdl_target * torch::log_softmax(value, 1)).sum(1).mean();
+    const torch::Tensor loss = policy_loss + value_loss;
+    {
+      torch::NoGradGuard no_grad;
+      metrics.policy_loss = policy_loss.item<double>();
+      metrics.value_loss = value_loss.item<double>();
+      metrics.loss = loss.item<double>();
+      metrics.policy_accuracy =
+          (policy.argmax(1) == policy_target.argmax(1)).to(torch::kFloat32).mean().item<double>();
+      metrics.value_accuracy =
+          (value.argmax(1) == wdl_target.argmax(1)).to(torch::kFloat32).mean().item<double>();
+      double squares = 0;
+      for (const torch::Tensor& parameter : net->parameters()) {
+        squares += parameter.square().sum().item<double>();
+      }
+      metrics.weight_penalty = 0.5 * options.weight_decay * squares;
+    }
+    return loss;
+  }
+};
+
+Trainer::Trainer(const NetFile& net, const TrainerOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.header = net;
+  s.header.tensors.clear();
+  s.options = options;
+  s.random_state = options.seed;
+  if (!(options.learning_rate > 0)) {
+    throw Error(fmt::format("learning rate {} must be positive", options.learning_rate));
+  }
+  if (options.schedule != "constant" && options.schedule != "cosine" &&
+      options.schedule != "step") {
+    throw Error(fmt::format("schedule '{}': expected constant, cosine or step", options.schedule));
+  }
+  if (options.schedule != "constant" && options.total_steps <= 0) {
+    throw Error(fmt::format("schedule '{}' needs total_steps > 0", options.schedule));
+  }
+  s.device = ParseDevice(options.device);
+  torch::manual_seed(options.seed);
+  s.net = PolicyValueNet(net.architecture);
+  ImportTensors(s.net, net, "trainer start");
+  s.net->to(s.device);
+  if (options.optimizer == "sgd") {
+    s.optimizer = std::make_unique<torch::optim::SGD>(
+        s.net->parameters(), torch::optim::SGDOptions(options.learning_rate)
+                                 .momentum(options.momentum)
+                                 .weight_decay(options.weight_decay));
+  } else if (options.optimizer == "adamw") {
+    s.optimizer = std::make_unique<torch::optim::AdamW>(
+        s.net->parameters(),
+        torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay));
+  } else {
+    throw Error(fmt::format("optimizer '{}': expected sgd or adamw", options.optimizer));
+  }
+}
+
+Trainer::~Trainer() = default;
+
+double Trainer::LearningRate(int64_t step) const {
+  const TrainerOptions& o = impl_->options;
+  if (o.schedule == "constant") return o.learning_rate;
+  if (o.schedule == "step") {
+    double rate = o.learning_rate;
+    if (step >= o.total_steps / 2) rate *= 0.1;
+    if (step >= o.total_steps * 3 / 4) rate *= 0.1;
+    return rate;
+  }
+  if (step < o.warmup_steps) return o.learning_rate * double(step + 1) / double(o.warmup_steps);
+  const double span = double(std::max<int64_t>(1, o.total_steps - o.warmup_steps));
+  const double progress = std::min(1.0, double(step - o.warmup_steps) / span);
+  const double floor = o.learning_rate * o.final_learning_rate_fraction;
+  return floor + (o.learning_rate - floor) * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
+}
+
+TrainMetrics Trainer::Step(const TrainingBatch& batch) {
+  Impl& s = *impl_;
+  s.CheckBatch(batch);
+  TrainMetrics metrics;
+  metrics.learning_rate = LearningRate(s.step);
+  try {
+    for (auto& group : s.optimizer->param_groups()) group.options().set_lr(metrics.learning_rate);
+    s.net->train();
+    s.optimizer->zero_grad();
+    torch::Tensor loss = s.Loss(batch, metrics);
+    loss.backward();
+    s.optimizer->step();
+  } catch (const c10::Error& error) {
+    throw Error(
+        fmt::format("training step {} failed: {}", s.step + 1, error.what_without_backtrace()));
+  }
+  metrics.step = ++s.step;
+  return metrics;
+}
+
+TrainMetrics Trainer::Evaluate(const TrainingBatch& batch) {
+  Impl& s = *impl_;
+  s.CheckBatch(batch);
+  TrainMetrics metrics;
+  torch::NoGradGuard no_grad;
+  s.net->eval();
+  s.Loss(batch, metrics);
+  metrics.step = s.step;
+  metrics.learning_rate = LearningRate(s.step);
+  return metrics;
+}
+
+void Trainer::Predict(const float* planes, int batch, float* policy, float* wdl) {
+  Impl& s = *impl_;
+  const NetArchitecture& a = s.header.architecture;
+  torch::NoGradGuard no_grad;
+  s.net->eval();
+  const torch::Tensor input =
+      torch::from_blob(const_cast<float*>(planes), {batch, a.input_planes, a.height, a.width},
+                       torch::kFloat32)
+          .to(s.device);
+  auto [p, v] = s.net->forward(input);
+  const torch::Tensor ph = p.to(torch::kCPU).contiguous();
+  const torch::Tensor vh = torch::softmax(v, 1).to(torch::kCPU).contiguous();
+  std::memcpy(policy, ph.data_ptr<float>(), size_t(ph.numel()) * sizeof(float));
+  std::memcpy(wdl, vh.data_ptr<float>(), size_t(vh.numel()) * sizeof(float));
+}
+
+void Trainer::SaveCheckpoint(const std::string& path) const {
+  const Impl& s = *impl_;
+  std::ostringstream bytes;
+  try {
+    torch::serialize::OutputArchive archive;
+    torch::serialize::OutputArchive model, optimizer;
+    s.net->save(model);
+    s.optimizer->save(optimizer);
+    archive.write("model", model);
+    archive.write("optimizer", optimizer);
+    archive.write("step", torch::tensor(s.step, torch::kInt64));
+    archive.write("random_state", torch::tensor(int64_t(s.random_state), torch::kInt64));
+    archive.write("header", BytesTensor(HeaderBytes(s.header)));
+    auto generator = at::detail::getDefaultCPUGenerator();
+    {
+      std::lock_guard<std::mutex> lock(generator.mutex());
+      archive.write("torch_cpu_rng", generator.get_state());
+    }
+    archive.save_to(bytes);
+  } catch (const c10::Error& error) {
+    throw Error(
+        fmt::format("checkpoint {}: cannot serialize: {}", path, error.what_without_backtrace()));
+  }
+  WriteFileAtomically(path, bytes.str());
+}
+
+void Trainer::LoadCheckpoint(const std::string& path) {
+  Impl& s = *impl_;
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path, s.device);
+    torch::Tensor header;
+    archive.read("header", header);
+    if (TensorBytes(header) != HeaderBytes(s.header)) {
+      throw Error(
+          fmt::format("checkpoint {}: made for another game, encoding or architecture "
+                      "than this trainer's ({})",
+                      path, DescribeArchitecture(s.header.architecture)));
+    }
+    torch::serialize::InputArchive model, optimizer;
+    archive.read("model", model);
+    archive.read("optimizer", optimizer);
+    s.net->load(model);
+    s.optimizer->load(optimizer);
+    torch::Tensor step, random_state, rng;
+    archive.read("step", step);
+    archive.read("random_state", random_state);
+    archive.read("torch_cpu_rng", rng);
+    s.step = step.item<int64_t>();
+    s.random_state = uint64_t(random_state.item<int64_t>());
+    auto generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(rng);
+  } catch (const c10::Error& error) {
+    throw Error(
+        fmt::format("checkpoint {}: cannot load it: {}", path, error.what_without_backtrace()));
+  }
+}
+
+NetFile Trainer::ExportNet(uint64_t games, const std::string& parent,
+                           const std::string& source_revision) const {
+  const Impl& s = *impl_;
+  NetFile net = s.header;
+  net.tensors = ExportTensors(const_cast<PolicyValueNet&>(s.net));
+  net.provenance.training_steps = uint64_t(s.step);
+  net.provenance.games = games;
+  net.provenance.parent = parent;
+  net.provenance.created = UtcNow();
+  net.provenance.source_revision = source_revision;
+  return net;
+}
+
+int64_t Trainer::step() const { return impl_->step; }
+
+uint64_t Trainer::NextRandom() {
+  impl_->random_state += 0x9E3779B97F4A7C15ull;
+  return SplitMix64(impl_->random_state);
+}
+
+}  // namespace vz::nets

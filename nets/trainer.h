@@ -1,0 +1,109 @@
+#pragma once
+
+// One training step of a policy/value net and its full, resumable state (torch-free interface;
+// LibTorch stays inside trainer.cc).
+//
+// Loss per batch = policy cross-entropy  -sum_a target(a) * log softmax(logits)(a)
+//                + WDL cross-entropy     -sum_k wdl(k) * log softmax(value logits)(k)
+//                + weight decay, applied by the optimizer (SGD: L2 added to the gradient;
+//                  AdamW: decoupled), on every parameter.
+// Optimizers: SGD with classical momentum, or AdamW. Learning-rate schedule: constant, or
+// linear warm-up followed by cosine decay to `final_learning_rate_fraction` at total_steps, or
+// step decay (x 0.1 at 50% and 75% of total_steps).
+// Checkpoints hold the weights, the optimizer's state, the step, LibTorch's CPU random generator
+// and the trainer's own generator, and are written atomically; LoadCheckpoint resumes exactly
+// (the same batches then give bit-identical weights on the CPU).
+// Not thread-safe.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nets/net_file.h"
+
+namespace vz::nets {
+
+struct TrainerOptions {
+  std::string optimizer = "sgd";  // "sgd" or "adamw"
+  double learning_rate = 0.02;
+  double momentum = 0.9;  // SGD only
+  double weight_decay = 1e-4;
+  std::string schedule = "constant";  // "constant", "cosine", "step"
+  int64_t total_steps = 0;            // for "cosine" and "step"
+  int64_t warmup_steps = 0;           // linear warm-up (cosine)
+  double final_learning_rate_fraction = 0.01;
+  std::string device = "cpu";
+  uint64_t seed = 1;
+};
+
+// A batch of training samples, flat arrays:
+//   planes  [size][input_planes * height * width]  InputEncoding<G>::Encode
+//   policy  [size][num_actions]  policy target (probabilities over the policy indices)
+//   wdl     [size][3]            game result from the side to move's view (one-hot or soft)
+//   legal   [size][num_actions]  optional (empty = none): 1 for legal actions; illegal logits are
+//                                masked before the softmax of the loss and of the accuracy
+struct TrainingBatch {
+  int size = 0;
+  std::vector<float> planes;
+  std::vector<float> policy;
+  std::vector<float> wdl;
+  std::vector<uint8_t> legal;
+};
+
+// Metrics of one step (losses are batch means, before the update).
+struct TrainMetrics {
+  int64_t step = 0;  // steps done, this one included
+  double loss = 0;   // policy + value
+  double policy_loss = 0;
+  double value_loss = 0;
+  double policy_accuracy = 0;  // argmax of logits == argmax of the target
+  double value_accuracy = 0;   // argmax of WDL == argmax of the target
+  double weight_penalty = 0;   // weight_decay / 2 * sum of squared parameters (the L2 term)
+  double learning_rate = 0;
+};
+
+class Trainer {
+ public:
+  // Starts from the weights of `net` (its header is kept for ExportNet). Throws vz::Error on a
+  // bad option (unknown optimizer or schedule, non-positive learning rate), a bad device, or a
+  // net whose tensors do not fit its architecture.
+  Trainer(const NetFile& net, const TrainerOptions& options);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // One optimizer step on `batch`. Throws vz::Error if the arrays do not match batch.size and
+  // the architecture.
+  TrainMetrics Step(const TrainingBatch& batch);
+
+  // Evaluates the loss and accuracies of `batch` without training (eval mode).
+  TrainMetrics Evaluate(const TrainingBatch& batch);
+
+  // The current network's outputs in eval mode: planes [batch][input size] in, policy logits
+  // [batch][num_actions] and WDL probabilities [batch][3] out.
+  void Predict(const float* planes, int batch, float* policy, float* wdl);
+
+  // Saves the full training state to `path` atomically. Throws vz::Error naming the path.
+  void SaveCheckpoint(const std::string& path) const;
+  // Restores a state saved by SaveCheckpoint of a trainer with the same architecture. Throws
+  // vz::Error naming the path if it cannot be read or does not fit.
+  void LoadCheckpoint(const std::string& path);
+
+  // The current weights as a net file; provenance: training_steps = step(), games = `games`,
+  // parent, created now, source_revision.
+  NetFile ExportNet(uint64_t games = 0, const std::string& parent = "",
+                    const std::string& source_revision = "") const;
+
+  int64_t step() const;
+  double LearningRate(int64_t step) const;
+  // The trainer's own random generator (64-bit SplitMix64 stream), saved in checkpoints; used
+  // for augmentation choices.
+  uint64_t NextRandom();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vz::nets

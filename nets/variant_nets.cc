@@ -1,0 +1,111 @@
+#include "nets/variant_nets.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+
+#include "engine/core/game_state.h"
+#include "engine/core/zobrist.h"
+#include "engine/games.h"
+#include "nets/fresh_net.h"
+#include "nets/torch_evaluator.h"
+
+namespace vz::nets {
+namespace {
+
+// Calls f.template operator()<G>() for the game G called `name`; throws vz::Error listing the
+// names if there is none.
+template <class F, class... Gs>
+auto DispatchGame(std::string_view name, F&& f, GameList<Gs...>) {
+  using Result =
+      decltype(f.template operator()<typename std::tuple_element<0, std::tuple<Gs...>>::type>());
+  Result result{};
+  bool found = false;
+  ((!found && name == std::string_view(Gs::kName)
+        ? (result = f.template operator()<Gs>(), found = true)
+        : false),
+   ...);
+  if (!found) {
+    std::string known;
+    ((known += (known.empty() ? "" : ", ") + std::string(Gs::kName)), ...);
+    throw Error(fmt::format("unknown game '{}' (known: {})", name, known));
+  }
+  return result;
+}
+
+template <class F>
+auto Dispatch(std::string_view name, F&& f) {
+  return DispatchGame(name, std::forward<F>(f), AllGames{});
+}
+
+// `count` positions from fixed pseudo-random games (SplitMix64 from seed 1), with their legal
+// moves; positions are taken every ply, games restart when they end.
+template <Game G>
+void FillBatch(EvalBatch<G>& batch, int count) {
+  batch.Clear();
+  uint64_t state = 1;
+  while (batch.size() < count) {
+    GameState<G> game;
+    for (int ply = 0; ply < 200 && batch.size() < count && !game.outcome().IsTerminal(); ++ply) {
+      const auto& moves = game.legal_moves();
+      batch.Add(game.position(), moves.moves, moves.size, game.RepetitionCount());
+      state = SplitMix64(state);
+      game.Play(moves[int((state >> 32) * uint64_t(moves.size) >> 32)]);
+    }
+  }
+}
+
+}  // namespace
+
+NetFile FreshNetForVariant(std::string_view variant, std::string_view preset, uint64_t seed) {
+  return Dispatch(variant, [&]<Game G>() { return FreshNetForGame<G>(preset, seed); });
+}
+
+void CheckNetForItsGame(const NetFile& net, std::string_view source) {
+  Dispatch(net.game, [&]<Game G>() {
+    CheckNetForGame<G>(net, source);
+    return 0;
+  });
+}
+
+NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std::string& device,
+                         const std::string& precision, const std::vector<int>& batch_sizes,
+                         double seconds_per_size) {
+  return Dispatch(net.game, [&]<Game G>() {
+    int largest = 1;
+    for (int size : batch_sizes) {
+      if (size < 1 || size > 65536) throw Error(fmt::format("batch size {} is out of range", size));
+      largest = std::max(largest, size);
+    }
+    TorchEvaluator<G> evaluator(net, source, device, precision, /*warmup_batch=*/largest);
+    NnBenchReport report;
+    report.variant = net.game;
+    report.device = evaluator.runner().device();
+    report.precision = evaluator.runner().precision();
+    report.architecture = DescribeArchitecture(net.architecture);
+    report.parameters = net.ParameterCount();
+    EvalBatch<G> batch;
+    for (int size : batch_sizes) {
+      FillBatch(batch, size);
+      evaluator.Evaluate(batch);  // warm-up at this size
+      NnBenchRow row;
+      row.batch_size = size;
+      int batches = 0;
+      const auto start = std::chrono::steady_clock::now();
+      for (;;) {
+        evaluator.Evaluate(batch);
+        ++batches;
+        row.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (batches >= 3 && row.seconds >= seconds_per_size) break;
+      }
+      row.positions = int64_t(batches) * size;
+      row.positions_per_second = double(row.positions) / row.seconds;
+      row.milliseconds_per_batch = 1000.0 * row.seconds / batches;
+      report.rows.push_back(row);
+    }
+    return report;
+  });
+}
+
+}  // namespace vz::nets

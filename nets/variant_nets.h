@@ -1,0 +1,48 @@
+#pragma once
+
+// Type-erased entry points of nets/ for the CLI (one binary serves every game; the game is
+// chosen by its registry name at run time, see engine/registry.h). Torch-free header.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nets/net_file.h"
+
+namespace vz::nets {
+
+// A fresh net for the game called `variant` with architecture `preset`. Throws vz::Error on an
+// unknown game or preset.
+NetFile FreshNetForVariant(std::string_view variant, std::string_view preset, uint64_t seed);
+
+// Throws vz::Error if `net` (read from `source`) does not fit the game it names: an unknown
+// game, or another encoding, version or input/policy shape than this build's.
+void CheckNetForItsGame(const NetFile& net, std::string_view source);
+
+// One line of `vzero nnbench`.
+struct NnBenchRow {
+  int batch_size = 0;
+  int64_t positions = 0;  // positions evaluated (after warm-up)
+  double seconds = 0;
+  double positions_per_second = 0;
+  double milliseconds_per_batch = 0;
+};
+
+struct NnBenchReport {
+  std::string variant;
+  std::string device;
+  std::string precision;
+  std::string architecture;  // DescribeArchitecture
+  int64_t parameters = 0;
+  std::vector<NnBenchRow> rows;
+};
+
+// Evaluates batches of real positions of `net`'s game (from fixed pseudo-random games) through
+// the TorchEvaluator on `device`, for each batch size, for about `seconds_per_size` each (at
+// least 3 batches). Throws vz::Error on the errors of TorchEvaluator.
+NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std::string& device,
+                         const std::string& precision, const std::vector<int>& batch_sizes,
+                         double seconds_per_size);
+
+}  // namespace vz::nets

@@ -1,0 +1,125 @@
+// Input planes, policy index and the diagonal symmetry of Chad (engine/chad/encoding.h).
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "engine/chad/encoding.h"
+#include "engine/core/zobrist.h"
+
+namespace vz::chad {
+namespace {
+
+using G = ChadGame;
+using E = InputEncoding<G>;
+
+std::vector<float> Planes(const Position& p, int repetition_count = 1) {
+  std::vector<float> planes(E::kSize, -1.0f);
+  E::Encode(p, repetition_count, planes.data());
+  return planes;
+}
+float At(const std::vector<float>& planes, int plane, int row, int column) {
+  return planes[(plane * E::kHeight + row) * E::kWidth + column];
+}
+float PlaneSum(const std::vector<float>& planes, int plane) {
+  float sum = 0;
+  for (int i = 0; i < E::kHeight * E::kWidth; ++i) sum += planes[plane * 144 + i];
+  return sum;
+}
+
+TEST(ChadEncodingTest, StartPositionFromBothSides) {
+  const Position white = G::InitialPosition();
+  Position black = white;
+  G::MoveList moves;
+  G::GenerateMoves(white, moves);
+  ASSERT_GT(moves.size, 0);
+  // Any quiet rook move keeps the castles full but one square; check the kings and the zones.
+  for (const Position& p : {white, black}) {
+    const auto planes = Planes(p);
+    EXPECT_EQ(At(planes, E::kOwnKing, 3, 3), 1.0f);  // d4 (White) or i9 turned (Black)
+    EXPECT_EQ(At(planes, E::kTheirKing, 8, 8), 1.0f);
+    EXPECT_EQ(PlaneSum(planes, E::kOwnRooks), 8.0f);
+    EXPECT_EQ(PlaneSum(planes, E::kOwnQueens), 0.0f);
+    EXPECT_EQ(PlaneSum(planes, E::kOwnCastle), 9.0f);
+    EXPECT_EQ(PlaneSum(planes, E::kOwnWall), 12.0f);
+    EXPECT_EQ(At(planes, E::kOwnCastle, 2, 2), 1.0f);    // c3
+    EXPECT_EQ(At(planes, E::kOwnWall, 1, 2), 1.0f);      // c2
+    EXPECT_EQ(At(planes, E::kTheirCastle, 9, 9), 1.0f);  // j10
+    EXPECT_EQ(PlaneSum(planes, E::kOnes), 144.0f);
+    for (float value : planes) EXPECT_GE(value, 0.0f);
+    black.side = Color::kBlack;
+    black.hash = ComputeHash(black);
+  }
+}
+
+TEST(ChadEncodingTest, BlackIsTurnedHalfATurn) {
+  // White king d4, White queen b2 (queen by promotion is fine for the encoder), Black king i9,
+  // Black rook h12; Black to move.
+  const Position p = G::ParsePosition("7r4/12/12/8k3/12/12/12/12/3K8/12/1Q10/12 b 3 20");
+  const auto planes = Planes(p, 2);
+  EXPECT_EQ(At(planes, E::kOwnKing, 3, 3), 1.0f);        // i9 -> d4
+  EXPECT_EQ(At(planes, E::kOwnRooks, 0, 4), 1.0f);       // h12 (file 7, rank 11) -> (0, 4)
+  EXPECT_EQ(At(planes, E::kTheirKing, 8, 8), 1.0f);      // d4 -> i9
+  EXPECT_EQ(At(planes, E::kTheirQueens, 10, 10), 1.0f);  // b2 -> k11
+  EXPECT_EQ(PlaneSum(planes, E::kOwnRooks), 1.0f);
+  EXPECT_EQ(PlaneSum(planes, E::kRepetition), 144.0f);
+}
+
+// The position reflected in the a1-l12 diagonal.
+Position Transpose(const Position& p) {
+  auto transpose = [](const Bitboard& b) {
+    Bitboard out;
+    ForEachSquare(b, [&](int s) { out.Set(FileOf(s) * kBoardSize + RankOf(s)); });
+    return out;
+  };
+  Position q = p;
+  q.pieces[0] = transpose(p.pieces[0]);
+  q.pieces[1] = transpose(p.pieces[1]);
+  q.queens = transpose(p.queens);
+  for (int c = 0; c < 2; ++c)
+    q.king[c] = uint8_t(FileOf(p.king[c]) * kBoardSize + RankOf(p.king[c]));
+  q.hash = ComputeHash(q);
+  return q;
+}
+
+TEST(ChadEncodingTest, DiagonalReflectionMapsPlanesAndLegalMoves) {
+  uint64_t state = 3;
+  int checked = 0;
+  for (int game = 0; game < 6; ++game) {
+    Position p = G::InitialPosition();
+    for (int ply = 0; ply < 60; ++ply) {
+      G::MoveList moves;
+      G::GenerateMoves(p, moves);
+      if (moves.size == 0) break;
+      const Position q = Transpose(p);
+      const auto a = Planes(p), b = Planes(q);
+      for (int plane = 0; plane < E::kPlanes; ++plane) {
+        for (int row = 0; row < 12; ++row) {
+          for (int column = 0; column < 12; ++column) {
+            int r, c;
+            E::SymmetricCell(1, row, column, r, c);
+            ASSERT_EQ(At(a, plane, row, column), At(b, plane, r, c));
+          }
+        }
+      }
+      G::MoveList image;
+      G::GenerateMoves(q, image);
+      std::set<int> expected, actual;
+      for (Move m : moves) expected.insert(E::SymmetricAction(1, E::PolicyIndex(p, m)));
+      for (Move m : image) actual.insert(E::PolicyIndex(q, m));
+      ASSERT_EQ(expected, actual);
+      ++checked;
+      state = SplitMix64(state);
+      G::ApplyMove(p, moves[int(state % uint64_t(moves.size))]);
+    }
+  }
+  EXPECT_GT(checked, 200);
+  for (int action : {0, 95, 13823, 4000}) {
+    EXPECT_EQ(E::SymmetricAction(1, E::SymmetricAction(1, action)), action);
+  }
+}
+
+}  // namespace
+}  // namespace vz::chad

@@ -1,0 +1,184 @@
+// The network evaluator (nets/torch_evaluator.h): priors only on legal moves and summing to 1,
+// shared indices sharing their prior, batched == one-by-one, and thread safety.
+
+#include "nets/torch_evaluator.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "engine/core/game_state.h"
+#include "engine/core/zobrist.h"
+#include "engine/encodings.h"
+#include "nets/fresh_net.h"
+#include "nets/net_runner.h"
+
+namespace vz::nets {
+namespace {
+
+// One CPU thread: the tests run next to others on a shared machine.
+const bool kSingleThread = (SetCpuThreads(1), true);
+
+// `count` positions of fixed pseudo-random games with their legal moves and repetition counts.
+template <Game G>
+void FillBatch(EvalBatch<G>& batch, int count, uint64_t seed) {
+  batch.Clear();
+  uint64_t state = seed;
+  while (batch.size() < count) {
+    GameState<G> game;
+    for (int ply = 0; ply < 120 && batch.size() < count && !game.outcome().IsTerminal(); ++ply) {
+      const auto& moves = game.legal_moves();
+      state = SplitMix64(state);
+      if (state % 3 == 0)
+        batch.Add(game.position(), moves.moves, moves.size, game.RepetitionCount());
+      game.Play(moves[int(SplitMix64(state) % uint64_t(moves.size))]);
+    }
+  }
+}
+
+template <class G>
+class TorchEvaluatorTest : public ::testing::Test {};
+
+using Games = ::testing::Types<draughts::DraughtsGame, chad::ChadGame, chaco_rex::ChacoRexGame,
+                               cuarenta::CuarentaGame>;
+TYPED_TEST_SUITE(TorchEvaluatorTest, Games);
+
+TYPED_TEST(TorchEvaluatorTest, PriorsCoverOnlyLegalMovesAndBatchingChangesNothing) {
+  using G = TypeParam;
+  const NetFile net = FreshNetForGame<G>("tiny", 11);
+  TorchEvaluator<G> evaluator(net, "fresh", "cpu", "auto", 4);
+  EXPECT_EQ(evaluator.runner().precision(), "fp32");
+  EvalBatch<G> batch;
+  FillBatch(batch, 24, 5);
+  evaluator.Evaluate(batch);
+  for (int i = 0; i < batch.size(); ++i) {
+    double sum = 0;
+    for (float prior : batch.priors(i)) {
+      EXPECT_GT(prior, 0.0f);
+      sum += prior;
+    }
+    // Nothing is left for illegal moves: the softmax ran over the legal moves' indices only.
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+    const Wdl wdl = batch.value(i);
+    EXPECT_NEAR(wdl.win + wdl.draw + wdl.loss, 1.0, 1e-5);
+    EXPECT_TRUE(batch.cacheable(i));
+  }
+  // One by one gives the same numbers (batch norm runs in inference mode).
+  for (int i = 0; i < batch.size(); ++i) {
+    EvalBatch<G> single;
+    const auto moves = batch.moves(i);
+    single.Add(batch.position(i), moves.data(), int(moves.size()), batch.repetition_count(i));
+    evaluator.Evaluate(single);
+    for (size_t k = 0; k < moves.size(); ++k) {
+      EXPECT_NEAR(single.priors(0)[k], batch.priors(i)[k], 1e-5);
+    }
+    EXPECT_NEAR(single.value(0).win, batch.value(i).win, 1e-5);
+    EXPECT_NEAR(single.value(0).loss, batch.value(i).loss, 1e-5);
+  }
+}
+
+TYPED_TEST(TorchEvaluatorTest, PriorsAreTheMaskedSoftmaxOfTheFullPolicy) {
+  using G = TypeParam;
+  using E = InputEncoding<G>;
+  const NetFile net = FreshNetForGame<G>("tiny", 3);
+  TorchEvaluator<G> evaluator(net, "fresh", "cpu", "fp32", 0);
+  NetRunner runner(net, "fresh", "cpu", "fp32");
+  EvalBatch<G> batch;
+  FillBatch(batch, 3, 9);
+  evaluator.Evaluate(batch);
+  for (int i = 0; i < batch.size(); ++i) {
+    std::vector<float> planes(E::kSize), policy(E::kNumActions), wdl(3);
+    E::Encode(batch.position(i), batch.repetition_count(i), planes.data());
+    runner.RunAll(planes.data(), 1, policy.data(), wdl.data());
+    // Reference: every illegal index masked to -inf, softmax over all kNumActions outputs.
+    std::vector<bool> legal(E::kNumActions, false);
+    for (Move m : batch.moves(i)) legal[E::PolicyIndex(batch.position(i), m)] = true;
+    double max_logit = -INFINITY, sum = 0;
+    for (int a = 0; a < E::kNumActions; ++a) {
+      if (legal[a]) max_logit = std::max<double>(max_logit, policy[a]);
+    }
+    std::vector<double> probability(E::kNumActions, 0.0);
+    for (int a = 0; a < E::kNumActions; ++a) {
+      probability[a] = legal[a] ? std::exp(policy[a] - max_logit) : 0.0;
+      sum += probability[a];
+    }
+    int illegal_with_mass = 0;
+    for (int a = 0; a < E::kNumActions; ++a) illegal_with_mass += !legal[a] && probability[a] != 0;
+    EXPECT_EQ(illegal_with_mass, 0);
+    for (size_t k = 0; k < batch.moves(i).size(); ++k) {
+      const int a = E::PolicyIndex(batch.position(i), batch.moves(i)[k]);
+      if (!G::kActionsMayCollide) {
+        EXPECT_NEAR(batch.priors(i)[k], probability[a] / sum, 1e-5);
+      }
+    }
+  }
+}
+
+TEST(TorchEvaluatorDraughtsTest, MovesSharingAnIndexShareItsPrior) {
+  using G = draughts::DraughtsGame;
+  // The man on 3 takes 7 and 15 or 6 and 14, both ways ending on 19: two moves, one index.
+  const G::Position position = G::ParsePosition("W:W3:B6,7,14,15");
+  G::MoveList moves;
+  G::GenerateMoves(position, moves);
+  ASSERT_EQ(moves.size, 2);
+  ASSERT_EQ(G::ActionIndex(position, moves[0]), G::ActionIndex(position, moves[1]));
+  const NetFile net = FreshNetForGame<G>("tiny", 5);
+  TorchEvaluator<G> evaluator(net, "fresh", "cpu", "fp32", 0);
+  EvalBatch<G> batch;
+  batch.Add(position, moves.moves, moves.size, 1);
+  // The same index next to another legal move (Black to move, 1 reply): each gets half of it.
+  const G::Position other = G::ParsePosition("B:W3:B6,7,14,15");
+  G::MoveList other_moves;
+  G::GenerateMoves(other, other_moves);
+  batch.Add(other, other_moves.moves, other_moves.size, 1);
+  evaluator.Evaluate(batch);
+  EXPECT_FLOAT_EQ(batch.priors(0)[0], 0.5f);
+  EXPECT_FLOAT_EQ(batch.priors(0)[1], 0.5f);
+  double sum = 0;
+  for (float prior : batch.priors(1)) sum += prior;
+  EXPECT_NEAR(sum, 1.0, 1e-5);
+}
+
+TEST(TorchEvaluatorThreadsTest, ConcurrentCallsGiveTheSameResults) {
+  using G = cuarenta::CuarentaGame;
+  const NetFile net = FreshNetForGame<G>("tiny", 2);
+  TorchEvaluator<G> evaluator(net, "fresh", "cpu", "fp32", 0);
+  EvalBatch<G> reference;
+  FillBatch(reference, 8, 1);
+  evaluator.Evaluate(reference);
+  std::vector<EvalBatch<G>> batches(4);
+  for (auto& batch : batches) FillBatch(batch, 8, 1);
+  std::vector<std::thread> threads;
+  for (auto& batch : batches) {
+    threads.emplace_back([&evaluator, &batch] {
+      for (int repeat = 0; repeat < 5; ++repeat) evaluator.Evaluate(batch);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (auto& batch : batches) {
+    for (int i = 0; i < batch.size(); ++i) {
+      for (size_t k = 0; k < batch.priors(i).size(); ++k) {
+        EXPECT_EQ(batch.priors(i)[k], reference.priors(i)[k]);
+      }
+    }
+  }
+}
+
+TEST(TorchEvaluatorFactoryTest, MakeTorchEvaluatorReadsAndChecksTheFile) {
+  const std::string path = "/tmp/vz_torch_evaluator_test_" + std::to_string(::getpid()) + ".vznet";
+  WriteNetFile(path, FreshNetForGame<chad::ChadGame>("tiny", 1));
+  EXPECT_NE(MakeTorchEvaluator<chad::ChadGame>(path, "cpu"), nullptr);
+  try {
+    MakeTorchEvaluator<cuarenta::CuarentaGame>(path, "cpu");
+    ADD_FAILURE() << "a chad net loaded for cuarenta";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "net file " + path + ": made for game 'chad', not 'cuarenta'");
+  }
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace vz::nets

@@ -1,0 +1,211 @@
+// Training (nets/trainer.h): a tiny net overfits a small fixed set, export then import gives the
+// same outputs, checkpoints resume exactly, the learning-rate schedule, and augmentation.
+
+#include "nets/trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <vector>
+
+#include "engine/core/game_state.h"
+#include "engine/core/zobrist.h"
+#include "engine/encodings.h"
+#include "nets/augment.h"
+#include "nets/fresh_net.h"
+#include "nets/net_runner.h"
+
+namespace vz::nets {
+namespace {
+
+// One CPU thread: the tests run next to others on a shared machine.
+const bool kSingleThread = (SetCpuThreads(1), true);
+
+// `count` distinct positions of pseudo-random games of G, each with a one-hot policy target on
+// a random legal move, a random one-hot WDL target, and its legal mask.
+template <Game G>
+TrainingBatch FixedSet(int count, uint64_t seed) {
+  using E = InputEncoding<G>;
+  TrainingBatch batch;
+  batch.size = count;
+  batch.planes.resize(size_t(count) * E::kSize);
+  batch.policy.assign(size_t(count) * E::kNumActions, 0.0f);
+  batch.wdl.assign(size_t(count) * 3, 0.0f);
+  batch.legal.assign(size_t(count) * E::kNumActions, 0);
+  uint64_t state = seed;
+  int n = 0;
+  while (n < count) {
+    GameState<G> game;
+    for (int ply = 0; ply < 60 && n < count && !game.outcome().IsTerminal(); ++ply) {
+      const auto& moves = game.legal_moves();
+      state = SplitMix64(state);
+      if (ply % 4 == 3) {
+        E::Encode(game.position(), game.RepetitionCount(),
+                  batch.planes.data() + size_t(n) * E::kSize);
+        for (Move m : moves) {
+          batch.legal[size_t(n) * E::kNumActions + E::PolicyIndex(game.position(), m)] = 1;
+        }
+        const Move target = moves[int(state % uint64_t(moves.size))];
+        batch.policy[size_t(n) * E::kNumActions + E::PolicyIndex(game.position(), target)] = 1.0f;
+        batch.wdl[size_t(n) * 3 + (state >> 40) % 3] = 1.0f;
+        ++n;
+      }
+      game.Play(moves[int((state >> 20) % uint64_t(moves.size))]);
+    }
+  }
+  return batch;
+}
+
+TEST(TrainerTest, TinyNetOverfitsASmallFixedSet) {
+  using G = draughts::DraughtsGame;
+  const TrainingBatch set = FixedSet<G>(32, 1);
+  TrainerOptions options;
+  options.optimizer = "adamw";
+  options.learning_rate = 3e-3;
+  options.weight_decay = 1e-4;
+  Trainer trainer(FreshNetForGame<G>("tiny", 1), options);
+  const TrainMetrics first = trainer.Evaluate(set);
+  TrainMetrics last;
+  for (int step = 0; step < 300; ++step) last = trainer.Step(set);
+  const TrainMetrics after = trainer.Evaluate(set);
+  // At the start: about ln(legal moves) + ln 3 ~ 2.3 + 1.1.
+  EXPECT_GT(first.loss, 2.0);
+  // The stated bound: below 0.25 (policy and value) after 300 steps, in eval mode too.
+  EXPECT_LT(last.loss, 0.25) << "policy " << last.policy_loss << " value " << last.value_loss;
+  EXPECT_LT(after.loss, 0.25) << "policy " << after.policy_loss << " value " << after.value_loss;
+  EXPECT_GT(after.policy_accuracy, 0.95);
+  EXPECT_GT(after.value_accuracy, 0.95);
+  EXPECT_EQ(last.step, 300);
+  EXPECT_GT(last.weight_penalty, 0.0);
+}
+
+TEST(TrainerTest, ExportThenImportGivesTheSameOutputs) {
+  using G = chad::ChadGame;
+  using E = InputEncoding<G>;
+  const TrainingBatch set = FixedSet<G>(8, 2);
+  Trainer trainer(FreshNetForGame<G>("tiny", 4), TrainerOptions{});
+  for (int step = 0; step < 5; ++step) trainer.Step(set);  // batch norm statistics move too
+  std::vector<float> policy(size_t(set.size) * E::kNumActions), wdl(size_t(set.size) * 3);
+  trainer.Predict(set.planes.data(), set.size, policy.data(), wdl.data());
+
+  const std::string path = "/tmp/vz_trainer_test_" + std::to_string(::getpid()) + ".vznet";
+  WriteNetFile(path, trainer.ExportNet(17, "parent.vznet", "rev"));
+  const NetFile back = ReadNetFile(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(back.provenance.training_steps, 5u);
+  EXPECT_EQ(back.provenance.games, 17u);
+  NetRunner runner(back, path, "cpu", "fp32");
+  std::vector<float> policy2(policy.size()), wdl2(wdl.size());
+  runner.RunAll(set.planes.data(), set.size, policy2.data(), wdl2.data());
+  for (size_t i = 0; i < policy.size(); ++i) ASSERT_NEAR(policy[i], policy2[i], 1e-4) << i;
+  for (size_t i = 0; i < wdl.size(); ++i) ASSERT_NEAR(wdl[i], wdl2[i], 1e-5) << i;
+}
+
+TEST(TrainerTest, CheckpointsResumeExactly) {
+  using G = cuarenta::CuarentaGame;
+  const TrainingBatch a = FixedSet<G>(8, 3), b = FixedSet<G>(8, 4);
+  const NetFile start = FreshNetForGame<G>("tiny", 8);
+  for (const char* optimizer : {"sgd", "adamw"}) {
+    TrainerOptions options;
+    options.optimizer = optimizer;
+    options.schedule = "cosine";
+    options.total_steps = 20;
+    options.warmup_steps = 2;
+    Trainer original(start, options);
+    for (int step = 0; step < 4; ++step) original.Step(step % 2 ? a : b);
+    const std::string path = "/tmp/vz_trainer_ckpt_" + std::to_string(::getpid()) + ".pt";
+    original.SaveCheckpoint(path);
+    const uint64_t random_after_save = original.NextRandom();
+    for (int step = 0; step < 4; ++step) original.Step(step % 2 ? b : a);
+
+    Trainer resumed(start, options);
+    resumed.LoadCheckpoint(path);
+    std::filesystem::remove(path);
+    EXPECT_EQ(resumed.step(), 4);
+    EXPECT_EQ(resumed.NextRandom(), random_after_save);
+    for (int step = 0; step < 4; ++step) resumed.Step(step % 2 ? b : a);
+    const NetFile x = original.ExportNet(), y = resumed.ExportNet();
+    ASSERT_EQ(x.tensors.size(), y.tensors.size());
+    for (size_t i = 0; i < x.tensors.size(); ++i) {
+      EXPECT_EQ(x.tensors[i].data, y.tensors[i].data) << optimizer << " " << x.tensors[i].name;
+    }
+  }
+}
+
+TEST(TrainerTest, CheckpointOfAnotherArchitectureIsRejected) {
+  using G = cuarenta::CuarentaGame;
+  Trainer tiny(FreshNetForGame<G>("tiny", 1), TrainerOptions{});
+  const std::string path = "/tmp/vz_trainer_ckpt_other_" + std::to_string(::getpid()) + ".pt";
+  tiny.SaveCheckpoint(path);
+  Trainer small(FreshNetForGame<G>("small", 1), TrainerOptions{});
+  try {
+    small.LoadCheckpoint(path);
+    ADD_FAILURE() << "loaded a tiny checkpoint into a small trainer";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("made for another game, encoding or architecture"),
+              std::string::npos)
+        << error.what();
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(TrainerTest, LearningRateSchedules) {
+  const NetFile net = FreshNetForGame<draughts::DraughtsGame>("tiny", 1);
+  TrainerOptions options;
+  options.learning_rate = 0.1;
+  options.schedule = "step";
+  options.total_steps = 100;
+  Trainer step(net, options);
+  EXPECT_DOUBLE_EQ(step.LearningRate(0), 0.1);
+  EXPECT_NEAR(step.LearningRate(50), 0.01, 1e-12);
+  EXPECT_NEAR(step.LearningRate(99), 0.001, 1e-12);
+  options.schedule = "cosine";
+  options.warmup_steps = 10;
+  Trainer cosine(net, options);
+  EXPECT_NEAR(cosine.LearningRate(0), 0.01, 1e-12);
+  EXPECT_NEAR(cosine.LearningRate(10), 0.1, 1e-12);
+  EXPECT_NEAR(cosine.LearningRate(100), 0.001, 1e-12);
+  options.schedule = "linear";
+  EXPECT_THROW(Trainer(net, options), Error);
+  options.schedule = "constant";
+  options.optimizer = "lion";
+  EXPECT_THROW(Trainer(net, options), Error);
+}
+
+TEST(AugmentTest, ChadDiagonalReflectionMovesPlanesAndPolicy) {
+  using G = chad::ChadGame;
+  using E = InputEncoding<G>;
+  TrainingBatch set = FixedSet<G>(2, 5);
+  const TrainingBatch original = set;
+  ApplySymmetry<G>(set, 0, 1);
+  // Own king on d4 = (3, 3) stays; a piece at (row r, column c) moves to (c, r).
+  for (int plane = 0; plane < E::kPlanes; ++plane) {
+    for (int r = 0; r < 12; ++r) {
+      for (int c = 0; c < 12; ++c) {
+        ASSERT_EQ(set.planes[size_t((plane * 12 + c) * 12 + r)],
+                  original.planes[size_t((plane * 12 + r) * 12 + c)]);
+      }
+    }
+  }
+  float moved = 0;
+  for (int a = 0; a < E::kNumActions; ++a) {
+    if (original.policy[size_t(a)] > 0) {
+      moved += set.policy[size_t(E::SymmetricAction(1, a))];
+    }
+  }
+  EXPECT_EQ(moved, 1.0f);
+  ApplySymmetry<G>(set, 0, 1);
+  EXPECT_EQ(set.planes, original.planes);
+  EXPECT_EQ(set.policy, original.policy);
+  EXPECT_EQ(set.legal, original.legal);
+  // Draughts has no symmetry: augmentation leaves the batch alone.
+  TrainingBatch draughts_set = FixedSet<draughts::DraughtsGame>(2, 6);
+  const TrainingBatch draughts_copy = draughts_set;
+  uint64_t state = 1;
+  AugmentBatch<draughts::DraughtsGame>(draughts_set, [&] { return state = SplitMix64(state); });
+  EXPECT_EQ(draughts_set.planes, draughts_copy.planes);
+}
+
+}  // namespace
+}  // namespace vz::nets
