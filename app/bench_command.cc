@@ -1,29 +1,32 @@
 #include <fmt/core.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/commands.h"
 #include "engine/registry.h"
+#include "engine/search/search_params.h"
+#include "engine/search/search_report.h"
 
 namespace vz::app {
 namespace {
 
 struct BenchOptions {
-  std::string variant;
+  std::optional<std::string> variant;  // absent: every game
   int64_t simulations = 20000;
 };
 
 void RunBench(const BenchOptions& options) {
   std::vector<const Variant*> variants;
-  if (options.variant.empty()) {
+  if (!options.variant) {
     variants = AllVariants();
   } else {
-    variants.push_back(&FindVariant(options.variant));
+    variants.push_back(&FindVariant(*options.variant));
   }
   int64_t total = 0;
-  uint64_t signature = 0xcbf29ce484222325ull;
+  uint64_t signature = kSignatureBasis;
   for (const Variant* variant : variants) {
     const BenchReport report = variant->Bench(options.simulations);
     // Rate per CPU second of the searching thread: one core's throughput even on a busy machine.
@@ -35,7 +38,7 @@ void RunBench(const BenchOptions& options) {
         variant->name(), report.positions, report.simulations, report.signature, report.nodes,
         int64_t(report.seconds * 1000.0), int64_t(report.cpu_seconds * 1000.0), int64_t(rate));
     total += report.simulations;
-    signature = (signature ^ report.signature) * 0x100000001b3ull;
+    signature = MixSignature(signature, report.signature);
   }
   fmt::print("bench simulations {} signature {:016x}\n", total, signature);
 }
@@ -52,7 +55,7 @@ void AddBenchCommand(CLI::App& app) {
   command
       ->add_option("--simulations", options->simulations,
                    "Simulations per position (default 20000)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 32));
+      ->check(CLI::Range(int64_t{1}, kMaxSimulations));
   command->callback([options] { RunBench(*options); });
 }
 

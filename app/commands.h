@@ -13,6 +13,8 @@ void AddPerftCommand(CLI::App& app);
 void AddShowCommand(CLI::App& app);
 void AddSearchCommand(CLI::App& app);
 void AddBenchCommand(CLI::App& app);
+void AddMatchCommand(CLI::App& app);
+void AddLadderCommand(CLI::App& app);
 #if defined(VZ_HAVE_TORCH)
 void AddNetCommand(CLI::App& app);
 void AddNnBenchCommand(CLI::App& app);

@@ -7,6 +7,9 @@
 
 #include "app/commands.h"
 #include "engine/core/error.h"
+#if defined(VZ_HAVE_TORCH)
+#include "nets/variant_nets.h"
+#endif
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -17,7 +20,10 @@ int main(int argc, char** argv) {
   vz::app::AddShowCommand(app);
   vz::app::AddSearchCommand(app);
   vz::app::AddBenchCommand(app);
+  vz::app::AddMatchCommand(app);
+  vz::app::AddLadderCommand(app);
 #if defined(VZ_HAVE_TORCH)
+  vz::nets::InstallNetEvaluators();
   vz::app::AddNetCommand(app);
   vz::app::AddNnBenchCommand(app);
 #endif

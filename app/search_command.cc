@@ -4,12 +4,13 @@
 #include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "app/commands.h"
+#include "app/text_util.h"
 #include "engine/registry.h"
+#include "engine/search/search_params.h"
 #include "engine/search/tree.h"
 
 namespace vz::app {
@@ -20,6 +21,8 @@ struct SearchOptions {
   std::string fen;
   std::string moves;
   std::string evaluator = "uniform";
+  std::string net;
+  std::string device = "cpu";
   int64_t simulations = 800;
   int64_t max_nodes = 0;
   double max_mib = 0.0;
@@ -29,12 +32,14 @@ struct SearchOptions {
   bool json = false;
 };
 
-std::vector<std::string> SplitWords(const std::string& text) {
-  std::vector<std::string> words;
-  std::istringstream stream(text);
-  for (std::string word; stream >> word;) words.push_back(word);
-  return words;
-}
+// CLI11 reads unsigned options with strtoull, which turns "-1" into 2^64 - 1: refuse a minus sign.
+const CLI::Validator kNotNegative(
+    [](std::string& text) {
+      const size_t first = text.find_first_not_of(" \t");
+      return first != std::string::npos && text[first] == '-' ? text + " is negative"
+                                                              : std::string();
+    },
+    "NONNEGATIVE");
 
 nlohmann::json WdlJson(const Wdl& wdl) {
   return {{"win", wdl.win}, {"draw", wdl.draw}, {"loss", wdl.loss}};
@@ -50,6 +55,8 @@ void PrintJson(const Variant& variant, const SearchReport& report) {
   json["fen"] = report.fen;
   json["side_to_move"] = ColorName(report.side_to_move);
   json["status"] = StatusName(report.outcome.status);
+  json["reason"] = report.outcome.IsTerminal() ? nlohmann::json(ReasonName(report.outcome.reason))
+                                               : nlohmann::json(nullptr);
   json["best_move"] = OrNull(report.best_move);
   json["best_move_display"] = OrNull(report.best_move_display);
   json["root"] = {{"visits", report.root_visits},
@@ -116,17 +123,16 @@ void RunSearch(const SearchOptions& options) {
   const Variant& variant = FindVariant(options.variant);
   SearchRequest request;
   request.fen = options.fen;
-  request.moves = SplitWords(options.moves);
+  request.moves = SplitMoves(options.moves);
   request.evaluator = options.evaluator;
+  request.net = options.net;
+  request.device = options.device;
   request.simulations = options.simulations;
   request.rollout_playouts = options.playouts;
   request.params.gumbel = options.gumbel;
   request.params.seed = options.seed;
   if (options.max_nodes > 0) request.params.max_nodes = options.max_nodes;
-  if (options.max_mib > 0.0) {
-    request.params.max_nodes = std::max<int64_t>(
-        2, int64_t(options.max_mib * 1024.0 * 1024.0 / double(SearchTree::kBytesPerNode)));
-  }
+  if (options.max_mib > 0.0) request.params.max_nodes = SearchTree::NodesForMiB(options.max_mib);
   SearchReport report = variant.Search(request);
   // The best move first (a proven win may have few visits), then most visited first (stable:
   // generation order among equals).
@@ -153,14 +159,21 @@ void AddSearchCommand(CLI::App& app) {
   command->add_option("--variant", options->variant, "Game name (see `vzero version`)")->required();
   command->add_option("--fen", options->fen, "Position string (default: the start position)");
   command->add_option("--moves", options->moves, "Moves played from the position, space-separated");
-  command->add_option("--evaluator", options->evaluator, "Leaf evaluator")
-      ->check(CLI::IsMember({"uniform", "rollout"}));
+  command->add_option("--evaluator", options->evaluator, "Leaf evaluator (net: needs --net)")
+      ->check(CLI::IsMember({"uniform", "rollout", "net"}));
+  command->add_option("--net", options->net, "Net file (evaluator net)");
+  command->add_option("--device", options->device, "cpu, cuda or cuda:N (evaluator net)");
   command->add_option("--simulations", options->simulations, "Simulations (default 800)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+      ->check(CLI::Range(int64_t{1}, kMaxSimulations));
   command->add_flag("--gumbel", options->gumbel, "Gumbel root search instead of PUCT at the root");
-  command->add_option("--seed", options->seed, "Seed of the search and the rollouts (default 0)");
-  command->add_option("--max-nodes", options->max_nodes, "Tree node cap (default 16M)")
-      ->check(CLI::Range(int64_t{2}, int64_t{1} << 31));
+  command
+      ->add_option("--seed", options->seed,
+                   "Seed of the search and the rollouts, 0 to 2^64 - 1 (default 0)")
+      ->check(kNotNegative);
+  command
+      ->add_option("--max-nodes", options->max_nodes,
+                   "Tree node cap (default 16M; raised to the root and its children)")
+      ->check(CLI::Range(int64_t{1}, SearchTree::kMaxNodes));
   command
       ->add_option("--max-mib", options->max_mib, "Tree memory cap in MiB (instead of --max-nodes)")
       ->check(CLI::Range(0.001, 1e6))

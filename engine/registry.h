@@ -53,12 +53,14 @@ class Variant {
                               const std::vector<std::string>& moves) const = 0;
 
   // Searches the position after request.moves from request.fen (see engine/search/search_report.h).
-  // Throws vz::Error on a bad position string, an illegal move (naming it), an unknown evaluator
-  // or a negative simulation count.
+  // Throws vz::Error on a bad position string, an illegal move (naming it), an unknown evaluator,
+  // a net file that cannot be loaded (evaluator "net"), or a simulation count outside
+  // [0, kMaxSimulations].
   virtual SearchReport Search(const SearchRequest& request) const = 0;
 
   // `vzero bench`: `simulations` uniform-evaluator PUCT simulations on each of the game's fixed
-  // bench positions; the report's signature is deterministic.
+  // bench positions; the report's signature is deterministic. Throws vz::Error for `simulations`
+  // outside [1, kMaxSimulations].
   virtual BenchReport Bench(int64_t simulations) const = 0;
 };
 

@@ -7,6 +7,7 @@
 #include "engine/core/game_state.h"
 #include "engine/core/zobrist.h"
 #include "engine/games.h"
+#include "engine/search/evaluator_registry.h"
 #include "nets/fresh_net.h"
 #include "nets/torch_evaluator.h"
 
@@ -107,5 +108,14 @@ NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std:
     return report;
   });
 }
+
+template <class... Gs>
+void InstallNetEvaluatorsFor(GameList<Gs...>) {
+  ((NetEvaluatorSlot<Gs>() = [](const std::string& path, const std::string& device)
+        -> std::unique_ptr<Evaluator<Gs>> { return MakeTorchEvaluator<Gs>(path, device); }),
+   ...);
+}
+
+void InstallNetEvaluators() { InstallNetEvaluatorsFor(AllGames{}); }
 
 }  // namespace vz::nets

@@ -12,6 +12,11 @@
 
 namespace vz::nets {
 
+// Fills the net-evaluator slot of every registered game (engine/search/evaluator_registry.h) with
+// the TorchEvaluator factory, so that `vzero search --evaluator net` works. Call once at start-up,
+// before any search.
+void InstallNetEvaluators();
+
 // A fresh net for the game called `variant` with architecture `preset`. Throws vz::Error on an
 // unknown game or preset.
 NetFile FreshNetForVariant(std::string_view variant, std::string_view preset, uint64_t seed);

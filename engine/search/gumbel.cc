@@ -5,25 +5,35 @@
 
 namespace vz {
 
-std::vector<int> ConsideredVisitSequence(int max_num_considered, int num_simulations) {
-  std::vector<int> sequence;
-  sequence.reserve(size_t(std::max(num_simulations, 0)));
-  if (max_num_considered <= 1) {
-    for (int s = 0; s < num_simulations; ++s) sequence.push_back(s);
-    return sequence;
-  }
-  const int log2max = int(std::ceil(std::log2(double(max_num_considered))));
-  std::vector<int> visits(size_t(max_num_considered), 0);
-  int num_considered = max_num_considered;
-  while (int(sequence.size()) < num_simulations) {
-    const int extra = std::max(1, num_simulations / (log2max * num_considered));
-    for (int e = 0; e < extra; ++e) {
-      sequence.insert(sequence.end(), visits.begin(), visits.begin() + num_considered);
-      for (int i = 0; i < num_considered; ++i) ++visits[size_t(i)];
+int32_t ConsideredVisits(int max_num_considered, int64_t num_simulations, int64_t simulation) {
+  if (max_num_considered <= 1) return int32_t(simulation);
+  // In every phase the remaining moves have the same visit count `visits` (they are a prefix of
+  // the considered moves, all visited alike), so an entry is `visits` plus its offset within the
+  // phase divided by the number of remaining moves.
+  const int64_t log2max = int64_t(std::ceil(std::log2(double(max_num_considered))));
+  int64_t num_considered = max_num_considered;
+  int64_t visits = 0;
+  int64_t offset = simulation;
+  for (;;) {
+    const int64_t extra = std::max<int64_t>(1, num_simulations / (log2max * num_considered));
+    const int64_t length = extra * num_considered;
+    if (num_considered == 2) {
+      // Phases of 2 repeat to the end: skip the whole ones at once.
+      visits += offset / length * extra;
+      offset %= length;
     }
-    num_considered = std::max(2, num_considered / 2);
+    if (offset < length) return int32_t(visits + offset / num_considered);
+    offset -= length;
+    visits += extra;
+    num_considered = std::max<int64_t>(2, num_considered / 2);
   }
-  sequence.resize(size_t(num_simulations));
+}
+
+std::vector<int> ConsideredVisitSequence(int max_num_considered, int num_simulations) {
+  std::vector<int> sequence(size_t(std::max(num_simulations, 0)));
+  for (int s = 0; s < num_simulations; ++s) {
+    sequence[size_t(s)] = ConsideredVisits(max_num_considered, num_simulations, s);
+  }
   return sequence;
 }
 

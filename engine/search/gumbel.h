@@ -12,9 +12,16 @@ namespace vz {
 
 // Sequential halving as a sequence (mctx's get_sequence_of_considered_visits): entry s is the
 // visit count that a root move must have to receive simulation s. With m = max_num_considered
-// moves, the budget is split into ceil(log2 m) phases; each phase gives every remaining move
-// max(1, n / (ceil(log2 m) * remaining)) visits, then the better half stays (at least 2).
-// Returns num_simulations entries; max_num_considered >= 1, num_simulations >= 0.
+// moves and n = num_simulations, the budget is split into ceil(log2 m) phases; each phase gives
+// every remaining move max(1, n / (ceil(log2 m) * remaining)) visits, then the better half stays
+// (at least 2, and phases of 2 repeat until the budget is spent).
+// ConsideredVisits returns entry `simulation` in O(log m) time and no memory, so that any budget
+// up to the 32-bit visit counts is fine: max_num_considered >= 1, 0 <= simulation <
+// num_simulations <= INT32_MAX.
+int32_t ConsideredVisits(int max_num_considered, int64_t num_simulations, int64_t simulation);
+
+// The whole sequence, num_simulations entries (tests, small budgets): entry s is
+// ConsideredVisits(max_num_considered, num_simulations, s).
 std::vector<int> ConsideredVisitSequence(int max_num_considered, int num_simulations);
 
 // sigma(completed Q) for the children of one node, the monotone transform of the paper:

@@ -20,7 +20,14 @@
 //   action's probability among its moves; PolicyTargetByAction adds their targets back up).
 //
 // A "simulation" is one descent from an expanded root that ends in an evaluated leaf or a
-// terminal/proven node; the root's own first evaluation is not counted.
+// terminal/proven node; the root's own first evaluation is not counted. Visit counts are 32-bit:
+// one search runs at most kMaxSimulations simulations (fewer on a reused tree).
+//
+// A node is expanded (has children) once an evaluation of it arrives together with its new
+// children: the children get their priors from that evaluation. At the node cap a leaf is
+// evaluated and backed up without children; each later descent that reaches it evaluates it
+// again, and the first one after the tree has room again (tree reuse shrinks it) allocates its
+// children, whose priors come from that new evaluation. The raw value stays the first one's.
 //
 // Not thread-safe: one search belongs to one thread (parallelism comes from batching many games).
 
@@ -32,7 +39,9 @@
 #include <limits>
 #include <random>
 #include <span>
+#include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -55,8 +64,14 @@ class Mcts {
   static constexpr int32_t kRoot = SearchTree::kRoot;
   static constexpr size_t kBytesPerNode = SearchTree::kBytesPerNode;
   static_assert(G::kMaxMoves < 65536, "children counts are 16-bit");
+  // The smallest node cap: the root and a full set of children, so that the root can always be
+  // expanded and the search has a move to play.
+  static constexpr int64_t kMinNodes = 1 + int64_t{G::kMaxMoves};
 
+  // `params.max_nodes` is clamped to [kMinNodes, SearchTree::kMaxNodes] (params() returns the
+  // clamped value).
   explicit Mcts(const SearchParams& params = {}) : params_(params), rng_(params.seed) {
+    params_.max_nodes = std::clamp(params_.max_nodes, kMinNodes, SearchTree::kMaxNodes);
     scratch_q_.resize(G::kMaxMoves);
     scratch_visits_.resize(G::kMaxMoves);
     scratch_priors_.resize(G::kMaxMoves);
@@ -65,9 +80,9 @@ class Mcts {
   }
 
   // The node cap that fits in `mib` MiB of tree memory (the live tree; tree reuse's copy buffer
-  // holds at most the kept subtree on top).
+  // holds at most the kept subtree on top): SearchTree::NodesForMiB, at least kMinNodes.
   static int64_t NodesForMiB(double mib) {
-    return std::max<int64_t>(2, int64_t(mib * 1024.0 * 1024.0 / double(kBytesPerNode)));
+    return std::max(kMinNodes, SearchTree::NodesForMiB(mib));
   }
 
   const SearchParams& params() const { return params_; }
@@ -77,7 +92,7 @@ class Mcts {
   // is kept and advanced by the extra moves; otherwise it is cleared. No search may be running.
   void SetRoot(const GameState<G>& state) {
     VZ_CHECK(pending_.empty());
-    const bool continues = std::memcmp(&start_, &state.start_position(), sizeof(Position)) == 0 &&
+    const bool continues = SamePosition(start_, state.start_position()) &&
                            state.moves().size() >= moves_.size() &&
                            std::equal(moves_.begin(), moves_.end(), state.moves().begin());
     if (has_root_ && continues) {
@@ -135,9 +150,16 @@ class Mcts {
   Outcome root_outcome() const { return root_outcome_; }
   const typename G::MoveList& root_legal_moves() const { return root_legal_; }
 
-  // Starts a search of `num_simulations` >= 0 new simulations on the current tree.
+  // Starts a search of `num_simulations` new simulations on the current tree (negative: none).
+  // Throws vz::Error if the root's 32-bit visit count cannot take them (more than
+  // kMaxSimulations on a fresh tree, fewer on a reused one).
   void StartSearch(int64_t num_simulations) {
     VZ_CHECK(pending_.empty());
+    const int64_t room = SearchTree::kMaxVisits - std::max<int32_t>(1, tree_.visits[kRoot]);
+    if (num_simulations > room) {
+      throw Error("simulations " + std::to_string(num_simulations) + " is above " +
+                  std::to_string(room) + ", what the root's 32-bit visit count can still take");
+    }
     target_ = std::max<int64_t>(0, num_simulations);
     simulations_ = 0;
     // Room for the expected growth at once (untouched capacity costs no memory), so that the
@@ -185,24 +207,30 @@ class Mcts {
       const Wdl wdl = batch.value(pending.batch_index);
       const bool white = Color(tree_.side[node]) == Color::kWhite;
       const float value_white = white ? wdl.Value() : -wdl.Value();
-      if (tree_.visits[node] == 0) {
-        tree_.raw_value[node] = value_white;
-        if (tree_.first_child[node] != SearchTree::kNone) {
-          SetPriors(node, batch.priors(pending.batch_index));
-        }
-      }
+      if (tree_.visits[node] == 0) tree_.raw_value[node] = value_white;
+      if (pending.new_children) SetPriors(node, batch.priors(pending.batch_index));
       Backup(node, value_white, wdl.draw);
       if (node == kRoot) OnRootExpanded();
     }
     pending_.clear();
   }
 
-  // Forgets the leaves in flight (after an evaluator failure): their virtual loss is removed and
-  // they count as not visited; the tree stays valid and the search can go on or be restarted.
+  // Forgets the leaves in flight (after an evaluator failure): their virtual loss is removed,
+  // the children allocated for them are dropped (they would have no priors) and they count as not
+  // visited; the tree stays valid and the search can go on or be restarted.
   void CancelPending() {
-    for (const Pending& pending : pending_) {
-      UndoVirtualLoss(pending.node);
-      if (pending.node != kRoot || tree_.visits[kRoot] > 0) --simulations_;
+    // Newest first: the children of the leaves in flight are the last blocks of the tree, in the
+    // order of pending_.
+    for (auto it = pending_.rbegin(); it != pending_.rend(); ++it) {
+      const int32_t node = it->node;
+      UndoVirtualLoss(node);
+      if (it->new_children) {
+        VZ_CHECK(tree_.first_child[node] + tree_.num_children[node] == tree_.size);
+        tree_.size = tree_.first_child[node];
+        tree_.first_child[node] = SearchTree::kNone;
+        tree_.num_children[node] = 0;
+      }
+      if (node != kRoot || tree_.visits[kRoot] > 0) --simulations_;
     }
     pending_.clear();
   }
@@ -258,7 +286,8 @@ class Mcts {
     return best;
   }
 
-  // Statistics of the root after the last search.
+  // Statistics of the root after the last search. A finished game at the root (no legal move, or
+  // an outcome by the rules or repetition) reports its result as proven in 0 plies.
   SearchResult Result() const {
     SearchResult result;
     result.root_outcome = root_outcome_;
@@ -276,6 +305,13 @@ class Mcts {
     if (RootProven()) {
       result.proven = Status(tree_.proven[kRoot]);
       result.proven_plies = tree_.proven_plies[kRoot];
+      result.root_wdl = ExactWdl(result.proven, side);
+      result.root_q = result.root_wdl.Value();
+    }
+    if (root_outcome_.IsTerminal() || root_legal_.size == 0) {
+      // As ExpandLeaf scores a terminal node: no legal move without an outcome is a draw.
+      result.proven = root_outcome_.IsTerminal() ? root_outcome_.status : Status::kDraw;
+      result.proven_plies = 0;
       result.root_wdl = ExactWdl(result.proven, side);
       result.root_q = result.root_wdl.Value();
     }
@@ -346,7 +382,19 @@ class Mcts {
   struct Pending {
     int32_t node;
     int batch_index;
+    bool new_children;  // children were allocated with this descent: they take its priors
   };
+
+  // Equal positions. Bytewise only where that is exact: padding bytes (Chad's Position has some)
+  // may differ between equal positions, and the hash leaves out the move counters; the position
+  // string is the whole state (it round-trips through ParsePosition).
+  static bool SamePosition(const Position& a, const Position& b) {
+    if constexpr (std::has_unique_object_representations_v<Position>) {
+      return std::memcmp(&a, &b, sizeof(Position)) == 0;
+    } else {
+      return G::Hash(a) == G::Hash(b) && G::FormatPosition(a) == G::FormatPosition(b);
+    }
+  }
 
   static Wdl ExactWdl(Status status, Color side) {
     if (status == Status::kDraw) return Wdl{0.0f, 1.0f, 0.0f};
@@ -494,9 +542,8 @@ class Mcts {
         gumbel_noise_[size_t(i)] = float(-std::log(-std::log(uniform(rng_))));
         gumbel_base_visits_[size_t(i)] = tree_.visits[first + i];
       }
-      const int considered = std::min(std::max(1, params_.gumbel_max_considered), n);
-      const int64_t budget = target_ - simulations_;
-      considered_sequence_ = ConsideredVisitSequence(considered, int(std::max<int64_t>(budget, 1)));
+      gumbel_considered_ = std::min(std::max(1, params_.gumbel_max_considered), n);
+      gumbel_budget_ = std::max<int64_t>(target_ - simulations_, 1);
       gumbel_simulation_ = 0;
     }
   }
@@ -561,9 +608,10 @@ class Mcts {
       ++simulations_;
       return Gathered::kTerminal;
     }
-    if (tree_.first_child[node] == SearchTree::kNone) AllocateChildren(node, moves_buffer_);
+    const bool new_children =
+        tree_.first_child[node] == SearchTree::kNone && AllocateChildren(node, moves_buffer_);
     const int index = batch.Add(position, moves_buffer_.moves, moves_buffer_.size, repetition);
-    pending_.push_back({node, index});
+    pending_.push_back({node, index, new_children});
     if (node != kRoot || tree_.visits[kRoot] > 0) ++simulations_;
     return Gathered::kLeaf;
   }
@@ -739,9 +787,8 @@ class Mcts {
     const int32_t first = tree_.first_child[kRoot];
     const int n = tree_.num_children[kRoot];
     RootSigma();
-    const int64_t index =
-        std::min<int64_t>(gumbel_simulation_, int64_t(considered_sequence_.size()) - 1);
-    const int considered = considered_sequence_.empty() ? 0 : considered_sequence_[size_t(index)];
+    const int32_t considered = ConsideredVisits(gumbel_considered_, gumbel_budget_,
+                                                std::min(gumbel_simulation_, gumbel_budget_ - 1));
     ++gumbel_simulation_;
     int best = -1;
     int fallback = 0;
@@ -895,8 +942,9 @@ class Mcts {
   bool gumbel_ready_ = false;
   std::vector<float> gumbel_noise_;          // [root child] Gumbel(0, 1) sample g(a)
   std::vector<int32_t> gumbel_base_visits_;  // [root child] visits before this search
-  std::vector<int> considered_sequence_;     // [simulation] considered visit count
-  int64_t gumbel_simulation_ = 0;
+  int gumbel_considered_ = 1;                // m: root moves sampled by Gumbel-top-k
+  int64_t gumbel_budget_ = 1;                // simulations of sequential halving
+  int64_t gumbel_simulation_ = 0;            // root selections handed out so far
 
   // Per-node scratch for the Gumbel arithmetic: [child].
   mutable std::vector<float> scratch_q_;

@@ -4,8 +4,13 @@
 // caller (CLI, self-play config) owns them and hands a copy to each search.
 
 #include <cstdint>
+#include <limits>
 
 namespace vz {
+
+// The most simulations one search can run: the root's visit count, 1 for its own evaluation plus
+// one per simulation, is 32-bit.
+inline constexpr int64_t kMaxSimulations = std::numeric_limits<int32_t>::max() - 1;
 
 struct SearchParams {
   // PUCT in the AlphaZero form: U = c(N) * P * sqrt(N) / (1 + n), with the exploration rate
@@ -28,7 +33,9 @@ struct SearchParams {
   int max_collisions = 4;
 
   // Tree size cap in nodes (see Mcts::kBytesPerNode for MiB). At the cap the tree stops growing:
-  // leaves are still evaluated and backed up but not expanded, and the result says so.
+  // leaves are still evaluated and backed up but not expanded, and the result says so. Mcts
+  // raises it to Mcts::kMinNodes (the root and its children) and caps it at 2^31 - 1 (32-bit
+  // node ids).
   int64_t max_nodes = int64_t{1} << 24;
 
   // MCTS-solver: proven wins, losses and draws propagate up; a proven root ends the search.

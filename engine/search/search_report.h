@@ -16,7 +16,9 @@ namespace vz {
 struct SearchRequest {
   std::string fen;                    // position string; empty: the start position
   std::vector<std::string> moves;     // played from `fen` (protocol or display form)
-  std::string evaluator = "uniform";  // "uniform" or "rollout"
+  std::string evaluator = "uniform";  // "uniform", "rollout" or "net"
+  std::string net;                    // net file (evaluator "net")
+  std::string device = "cpu";         // "cpu", "cuda" or "cuda:N" (evaluator "net")
   int64_t simulations = 800;
   int rollout_playouts = 1;     // playouts per position (rollout evaluator)
   int rollout_max_plies = 400;  // playout length cap (rollout evaluator)
@@ -65,6 +67,16 @@ struct BenchReport {
   double seconds = 0.0;      // search time only, wall clock
   double cpu_seconds = 0.0;  // search time only, this thread's CPU time (robust to a busy machine)
 };
+
+// Bench signatures are FNV-1a hashes: start from kSignatureBasis (FNV-1a's 64-bit offset basis)
+// and mix in each value with MixSignature, which hashes its 8 bytes, lowest first.
+inline constexpr uint64_t kSignatureBasis = 0xcbf29ce484222325ull;
+inline uint64_t MixSignature(uint64_t signature, uint64_t value) {
+  for (int byte = 0; byte < 8; ++byte) {
+    signature = (signature ^ ((value >> (8 * byte)) & 0xff)) * 0x100000001b3ull;
+  }
+  return signature;
+}
 
 // "win", "draw", "loss" for `side`, or "" for kOngoing.
 inline std::string ProvenName(Status status, Color side) {

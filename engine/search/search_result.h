@@ -32,7 +32,8 @@ struct SearchResult {
   int32_t root_visits = 0;
   float root_q = 0.0f;  // root side to move's view
   Wdl root_wdl;
-  Status proven = Status::kOngoing;  // root result under best play, if proven
+  Status proven = Status::kOngoing;  // root result under best play, if proven; a finished game
+                                     // at the root: its result, in 0 plies (root_wdl exact too)
   int proven_plies = 0;
   int64_t simulations = 0;        // simulations of the last search (root evaluation excluded)
   int64_t nodes = 0;              // nodes in the tree

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <type_traits>
 
@@ -58,6 +59,9 @@ class PodArray {
 struct SearchTree {
   static constexpr int32_t kRoot = 0;
   static constexpr int32_t kNone = -1;
+  // Node ids and visit counts are 32-bit.
+  static constexpr int64_t kMaxNodes = std::numeric_limits<int32_t>::max();
+  static constexpr int64_t kMaxVisits = std::numeric_limits<int32_t>::max();
 
   PodArray<Move> move;              // [node] the move from the parent (kNullMove at the root)
   PodArray<int32_t> parent;         // [node] parent id; kNone for the root
@@ -78,6 +82,14 @@ struct SearchTree {
       sizeof(Move) + 4 + 4 + 2 + 4 + 4 + 4 + 4 + 4 + 4 + 1 + 1 + 2;
 
   size_t capacity() const { return move.capacity(); }
+
+  // The number of nodes whose arrays fit in `mib` MiB, in [1, kMaxNodes] (mib <= 0 or NaN: 1).
+  // Mcts<G>::NodesForMiB raises it to the game's smallest cap.
+  static int64_t NodesForMiB(double mib) {
+    const double nodes = mib * 1024.0 * 1024.0 / double(kBytesPerNode);
+    if (!(nodes >= 1.0)) return 1;
+    return nodes >= double(kMaxNodes) ? kMaxNodes : int64_t(nodes);
+  }
 
   // Grows the arrays to hold at least `nodes` nodes (never shrinks), keeping nodes [0, size).
   void Reserve(size_t nodes) {

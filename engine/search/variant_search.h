@@ -14,6 +14,7 @@
 #include "engine/core/error.h"
 #include "engine/core/game_state.h"
 #include "engine/core/zobrist.h"
+#include "engine/search/evaluator_registry.h"
 #include "engine/search/mcts.h"
 #include "engine/search/rollout_evaluator.h"
 #include "engine/search/search_report.h"
@@ -23,32 +24,28 @@ namespace vz {
 
 // Runs the search described by `request` (see SearchRequest). Throws vz::Error on a bad position
 // string, an illegal or unparsable move (naming it and its index), an unknown evaluator name, or
-// a negative simulation count.
+// a simulation count outside [0, kMaxSimulations].
 template <Game G>
 SearchReport RunVariantSearch(const SearchRequest& request) {
   if (request.simulations < 0) {
     throw Error("simulations " + std::to_string(request.simulations) + " is negative");
   }
+  if (request.simulations > kMaxSimulations) {
+    throw Error("simulations " + std::to_string(request.simulations) + " is above the maximum " +
+                std::to_string(kMaxSimulations) + " (visit counts are 32-bit)");
+  }
+  GameState<G> game(request.fen.empty() ? G::InitialPosition() : G::ParsePosition(request.fen));
+  PlayMoveStrings(game, request.moves);
   std::unique_ptr<Evaluator<G>> evaluator;
   if (request.evaluator == "uniform") {
     evaluator = std::make_unique<UniformEvaluator<G>>();
   } else if (request.evaluator == "rollout") {
     evaluator = std::make_unique<RolloutEvaluator<G>>(request.params.seed, request.rollout_playouts,
                                                       request.rollout_max_plies);
+  } else if (request.evaluator == "net") {
+    evaluator = MakeNetEvaluator<G>(request.net, request.device);
   } else {
-    throw Error("unknown evaluator '" + request.evaluator + "' (known: uniform, rollout)");
-  }
-  GameState<G> game(request.fen.empty() ? G::InitialPosition() : G::ParsePosition(request.fen));
-  for (size_t i = 0; i < request.moves.size(); ++i) {
-    if (game.outcome().IsTerminal()) {
-      throw Error("move " + std::to_string(i + 1) + " '" + request.moves[i] +
-                  "': the game is over (" + ReasonName(game.outcome().reason) + ")");
-    }
-    try {
-      game.Play(request.moves[i]);
-    } catch (const Error& error) {
-      throw Error("move " + std::to_string(i + 1) + ": " + error.what());
-    }
+    throw Error("unknown evaluator '" + request.evaluator + "' (known: uniform, rollout, net)");
   }
   auto search = std::make_unique<Mcts<G>>(request.params);
   search->SetRoot(game);
@@ -126,19 +123,19 @@ inline double ThreadCpuSeconds() {
   return double(now.tv_sec) + 1e-9 * double(now.tv_nsec);
 }
 
-// Runs `simulations` PUCT simulations (uniform evaluator, seed 0) on each bench position.
+// Runs `simulations` PUCT simulations (uniform evaluator, seed 0) on each bench position. Throws
+// vz::Error if `simulations` is outside [1, kMaxSimulations].
 template <Game G>
 BenchReport RunVariantBench(int64_t simulations) {
+  if (simulations < 1 || simulations > kMaxSimulations) {
+    throw Error("bench simulations " + std::to_string(simulations) + " is outside [1, " +
+                std::to_string(kMaxSimulations) + "]");
+  }
   BenchReport report;
   UniformEvaluator<G> evaluator;
   SearchParams params;
   auto search = std::make_unique<Mcts<G>>(params);
-  uint64_t signature = 0xcbf29ce484222325ull;  // FNV-1a over the visit counts
-  auto mix = [&signature](uint64_t value) {
-    for (int byte = 0; byte < 8; ++byte) {
-      signature = (signature ^ ((value >> (8 * byte)) & 0xff)) * 0x100000001b3ull;
-    }
-  };
+  uint64_t signature = kSignatureBasis;  // over the visit counts
   for (const typename G::Position& position : BenchPositions<G>()) {
     search->SetRoot(position);
     const auto start = std::chrono::steady_clock::now();
@@ -151,8 +148,10 @@ BenchReport RunVariantBench(int64_t simulations) {
     ++report.positions;
     report.simulations += result.simulations;
     report.nodes += result.nodes;
-    mix(uint64_t(report.positions));
-    for (const RootMoveStats& stats : result.moves) mix(uint64_t(stats.visits));
+    signature = MixSignature(signature, uint64_t(report.positions));
+    for (const RootMoveStats& stats : result.moves) {
+      signature = MixSignature(signature, uint64_t(stats.visits));
+    }
   }
   report.signature = signature;
   return report;

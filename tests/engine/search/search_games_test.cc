@@ -252,5 +252,47 @@ TYPED_TEST(SearchGamesTest, RegistrySearchAndBench) {
   EXPECT_EQ(first.simulations, second.simulations);
 }
 
+// A node cap below the root's move count still gives a best move (Chad's start has 90 moves).
+TEST(SearchRegistryTest, TinyNodeCapStillPlaysAMove) {
+  SearchRequest request;
+  request.simulations = 100;
+  request.params.max_nodes = 2;
+  const SearchReport report = FindVariant("chad").Search(request);
+  EXPECT_FALSE(report.best_move.empty());
+  EXPECT_FALSE(report.moves.empty());
+  EXPECT_EQ(report.simulations, 100);
+  EXPECT_EQ(report.root_visits, 101);
+}
+
+// Simulation counts beyond the 32-bit visit counts are refused with vz::Error (Gumbel once died
+// allocating its schedule); the check comes before any search.
+TEST(SearchRegistryTest, SimulationsBeyondThirtyTwoBitsAreRefused) {
+  SearchRequest request;
+  request.params.gumbel = true;
+  request.simulations = (int64_t{1} << 31) + 1;
+  ASSERT_THROW(FindVariant("chad").Search(request), Error);
+  request.params.gumbel = false;
+  ASSERT_THROW(FindVariant("chad").Search(request), Error);
+  request.simulations = -1;
+  EXPECT_THROW(FindVariant("chad").Search(request), Error);
+  EXPECT_THROW(FindVariant("chad").Bench((int64_t{1} << 31) + 1), Error);
+  EXPECT_THROW(FindVariant("chad").Bench(0), Error);
+}
+
+// A finished game at the root reports its result in the root statistics.
+TEST(SearchRegistryTest, FinishedRootReportsItsResult) {
+  SearchRequest request;
+  request.fen = "W:W:B";  // no pieces: White to move has no move and has lost
+  request.simulations = 10;
+  const SearchReport report = FindVariant("portuguese-draughts").Search(request);
+  EXPECT_EQ(report.outcome.status, Status::kBlackWins);
+  EXPECT_EQ(report.proven, "loss");
+  EXPECT_EQ(report.proven_plies, 0);
+  EXPECT_EQ(report.root_wdl.loss, 1.0f);
+  EXPECT_EQ(report.root_wdl.draw, 0.0f);
+  EXPECT_EQ(report.root_q, -1.0f);
+  EXPECT_TRUE(report.best_move.empty());
+}
+
 }  // namespace
 }  // namespace vz

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -30,6 +31,49 @@ TEST(SearchGumbelTest, ConsideredVisitSequenceIsSequentialHalving) {
   // Budget smaller than m: only the first considered moves are visited.
   EXPECT_EQ(ConsideredVisitSequence(16, 2), (std::vector<int>{0, 0}));
   EXPECT_EQ(ConsideredVisitSequence(16, 100).size(), 100u);
+}
+
+// mctx's get_sequence_of_considered_visits, built as a table: the reference for the lazy form.
+std::vector<int> ReferenceSequence(int max_num_considered, int num_simulations) {
+  std::vector<int> sequence;
+  if (max_num_considered <= 1) {
+    for (int s = 0; s < num_simulations; ++s) sequence.push_back(s);
+    return sequence;
+  }
+  const int log2max = int(std::ceil(std::log2(double(max_num_considered))));
+  std::vector<int> visits(size_t(max_num_considered), 0);
+  int num_considered = max_num_considered;
+  while (int(sequence.size()) < num_simulations) {
+    const int extra = std::max(1, num_simulations / (log2max * num_considered));
+    for (int e = 0; e < extra; ++e) {
+      sequence.insert(sequence.end(), visits.begin(), visits.begin() + num_considered);
+      for (int i = 0; i < num_considered; ++i) ++visits[size_t(i)];
+    }
+    num_considered = std::max(2, num_considered / 2);
+  }
+  sequence.resize(size_t(num_simulations));
+  return sequence;
+}
+
+TEST(SearchGumbelTest, ConsideredVisitsMatchesTheTableAtAnyBudget) {
+  for (int m = 1; m <= 40; ++m) {
+    for (int n = 0; n <= 400; n += (n < 64 ? 1 : 7)) {
+      const std::vector<int> expected = ReferenceSequence(m, n);
+      for (int s = 0; s < n; ++s) {
+        ASSERT_EQ(ConsideredVisits(m, n, s), expected[size_t(s)]) << m << " " << n << " " << s;
+      }
+    }
+  }
+  // The largest budget, without a table: the two last moves end with n (1/64 + 1/32 + 1/16 + 1/8)
+  // visits each (503316490 counting the integer divisions of every phase).
+  const int64_t n = kMaxSimulations;
+  EXPECT_EQ(ConsideredVisits(16, n, 0), 0);
+  EXPECT_EQ(ConsideredVisits(16, n, 15), 0);
+  EXPECT_EQ(ConsideredVisits(16, n, 16), 1);
+  EXPECT_EQ(ConsideredVisits(1, n, n - 1), n - 1);
+  EXPECT_EQ(ConsideredVisits(16, n, n - 1), 503316489);
+  EXPECT_EQ(ConsideredVisits(16, n, n - 2), 503316489);
+  EXPECT_EQ(ConsideredVisits(16, n, n - 3), 503316488);
 }
 
 TEST(SearchGumbelTest, CompletedQSigmaRescalesAndCompletes) {

@@ -1,13 +1,15 @@
 // The search on the test-only games of test_games.h: visit bookkeeping, solver, repetition with
 // game history, node cap, tree reuse and memory, virtual loss, lockstep runner, noise and
-// temperature, and golden outputs for fixed seeds.
+// temperature, limits of the 32-bit counts, and golden outputs for fixed seeds.
 
 #include "engine/search/mcts.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -24,6 +26,7 @@
 namespace vz {
 namespace {
 
+using search_testing::CountedTicTacToeGame;
 using search_testing::HashEvaluator;
 using search_testing::PassNimGame;
 using search_testing::RecordingEvaluator;
@@ -35,19 +38,24 @@ std::string MoveText(const typename G::Position& position, Move move) {
 }
 
 // Checks that every expanded node's visits are its own evaluations (>= 1) plus its children's,
-// that in-flight counts are back to zero, and that parent links match.
+// that its children's priors sum to 1, that in-flight counts are back to zero, and that parent
+// links match.
 template <Game G>
 void ExpectConsistentTree(const Mcts<G>& search, bool exact) {
   const SearchTree& tree = search.tree();
   for (int32_t node = 0; node < tree.size; ++node) {
     EXPECT_EQ(tree.in_flight[node], 0) << "node " << node;
-    if (tree.first_child[node] == SearchTree::kNone || tree.visits[node] == 0) continue;
+    if (tree.first_child[node] == SearchTree::kNone) continue;
+    EXPECT_GT(tree.visits[node], 0) << "node " << node << " has children but no evaluation";
     int64_t children = 0;
+    double priors = 0.0;
     for (int i = 0; i < tree.num_children[node]; ++i) {
       const int32_t child = tree.first_child[node] + i;
       EXPECT_EQ(tree.parent[child], node);
       children += tree.visits[child];
+      priors += tree.prior[child];
     }
+    EXPECT_NEAR(priors, 1.0, 1e-4) << "node " << node;
     if (exact) {
       EXPECT_EQ(tree.visits[node], children + 1) << "node " << node;
     } else {
@@ -401,6 +409,183 @@ TEST(SearchMctsTest, TemperatureSamplesByVisits) {
       }
     }
   }
+}
+
+// A leaf evaluated at the node cap has no children; when tree reuse makes room, its later
+// expansion must give the children priors (an evaluation of the node), not leave them at 0 with
+// every simulation on the first move.
+TEST(SearchMctsTest, ExpansionAfterTheNodeCapSetsPriors) {
+  SearchParams params;
+  params.max_nodes = 18;
+  Mcts<TicTacToeGame> search(params);
+  UniformEvaluator<TicTacToeGame> uniform;
+  search.Search(uniform, 50);
+  ASSERT_TRUE(search.node_cap_reached());
+  const SearchTree& tree = search.tree();
+  Move capped = kNullMove;
+  for (int i = 0; i < tree.num_children[SearchTree::kRoot]; ++i) {
+    const int32_t child = tree.first_child[SearchTree::kRoot] + i;
+    if (tree.visits[child] > 0 && tree.first_child[child] == SearchTree::kNone) {
+      capped = tree.move[child];
+      break;
+    }
+  }
+  ASSERT_NE(capped, kNullMove) << "no root move was evaluated at the cap";
+  search.Advance(capped);
+  search.Search(uniform, 20);
+  const SearchResult result = search.Result();
+  ASSERT_EQ(result.moves.size(), 8u);
+  for (const RootMoveStats& stats : result.moves) {
+    EXPECT_NEAR(stats.prior, 1.0f / 8.0f, 1e-6f);
+    EXPECT_GE(stats.visits, 1) << "uniform priors spread 20 simulations over the 8 moves";
+  }
+  ExpectConsistentTree(search, /*exact=*/false);
+}
+
+// Children allocated for a leaf whose evaluation failed are dropped with it: a node that was
+// already visited must not keep children without priors.
+TEST(SearchMctsTest, EvaluatorFailureDropsChildrenWithoutPriors) {
+  SearchParams params;
+  params.max_nodes = 18;
+  Mcts<TicTacToeGame> search(params);
+  UniformEvaluator<TicTacToeGame> uniform;
+  search.Search(uniform, 50);
+  Move capped = kNullMove;
+  const SearchTree& tree = search.tree();
+  for (int i = 0; i < tree.num_children[SearchTree::kRoot] && capped == kNullMove; ++i) {
+    const int32_t child = tree.first_child[SearchTree::kRoot] + i;
+    if (tree.visits[child] > 0 && tree.first_child[child] == SearchTree::kNone) {
+      capped = tree.move[child];
+    }
+  }
+  ASSERT_NE(capped, kNullMove);
+  search.Advance(capped);  // the new root: visited, no children
+  FailingEvaluator failing(1);
+  EXPECT_THROW(search.Search(failing, 20), Error);
+  EXPECT_EQ(search.num_nodes(), 1);
+  ExpectConsistentTree(search, /*exact=*/false);
+  search.Search(uniform, 20);
+  ExpectConsistentTree(search, /*exact=*/false);
+  for (const RootMoveStats& stats : search.Result().moves) EXPECT_NEAR(stats.prior, 0.125f, 1e-6f);
+}
+
+// A cap below the root's move count is raised to the root and its children: the search still
+// expands the root and plays a move.
+TEST(SearchMctsTest, NodeCapBelowTheMoveCountStillExpandsTheRoot) {
+  SearchParams params;
+  params.max_nodes = 2;
+  Mcts<TicTacToeGame> search(params);
+  EXPECT_EQ(search.params().max_nodes, 1 + TicTacToeGame::kMaxMoves);
+  UniformEvaluator<TicTacToeGame> uniform;
+  search.Search(uniform, 100);
+  const SearchResult result = search.Result();
+  EXPECT_NE(result.best_move, kNullMove);
+  EXPECT_EQ(result.moves.size(), 9u);
+  EXPECT_EQ(result.simulations, 100);
+  EXPECT_EQ(result.root_visits, 101);
+  EXPECT_TRUE(result.node_cap_reached);
+  EXPECT_EQ(Mcts<TicTacToeGame>::NodesForMiB(1e-9), 1 + TicTacToeGame::kMaxMoves);
+  EXPECT_EQ(Mcts<TicTacToeGame>::NodesForMiB(0.0), 1 + TicTacToeGame::kMaxMoves);
+}
+
+// Node ids and visit counts are 32-bit: caps are clamped, and a search that the root's visit
+// count could not hold is refused.
+TEST(SearchMctsTest, CountsBeyondThirtyTwoBitsAreRefusedOrClamped) {
+  const int64_t int32_max = std::numeric_limits<int32_t>::max();
+  EXPECT_EQ(Mcts<TicTacToeGame>::NodesForMiB(1e9), int32_max);
+  EXPECT_EQ(SearchTree::NodesForMiB(1e9), int32_max);
+  SearchParams params;
+  params.max_nodes = int64_t{1} << 40;
+  EXPECT_EQ(Mcts<TicTacToeGame>(params).params().max_nodes, int32_max);
+
+  Mcts<TicTacToeGame> search;
+  EXPECT_THROW(search.StartSearch(int64_t{1} << 31), Error);
+  EXPECT_THROW(search.StartSearch(int32_max), Error);  // the root's own evaluation counts too
+  search.StartSearch(int32_max - 1);
+  // On a reused tree the root's visits so far count as well.
+  UniformEvaluator<TicTacToeGame> uniform;
+  search.Search(uniform, 10);
+  EXPECT_THROW(search.StartSearch(int32_max - 1), Error);
+  search.StartSearch(int32_max - 11);
+  for (bool gumbel : {false, true}) {
+    params = SearchParams();
+    params.gumbel = gumbel;
+    Mcts<TicTacToeGame> huge(params);
+    huge.StartSearch(kMaxSimulations);  // Gumbel's schedule must not be a table of 2^31 entries
+    EvalBatch<TicTacToeGame> batch;
+    for (int round = 0; round < 50 && !huge.Done(); ++round) {
+      batch.Clear();
+      huge.GatherLeaves(batch);
+      uniform.Evaluate(batch);
+      huge.ApplyEvaluations(batch);
+    }
+    EXPECT_GE(huge.simulations(), 49);
+    EXPECT_NE(huge.BestMove(), kNullMove);
+  }
+}
+
+// A finished game at the root reports its result, not the default draw.
+TEST(SearchMctsTest, FinishedRootReportsItsResult) {
+  Mcts<TicTacToeGame> search;
+  UniformEvaluator<TicTacToeGame> uniform;
+  search.SetRoot(TicTacToeGame::ParsePosition("xxxoo.... o"));  // x has won; o to move
+  search.Search(uniform, 10);
+  SearchResult result = search.Result();
+  EXPECT_EQ(result.best_move, kNullMove);
+  EXPECT_EQ(result.proven, Status::kWhiteWins);
+  EXPECT_EQ(result.proven_plies, 0);
+  EXPECT_EQ(result.root_wdl.loss, 1.0f);
+  EXPECT_EQ(result.root_wdl.draw, 0.0f);
+  EXPECT_EQ(result.root_q, -1.0f);
+  search.SetRoot(TicTacToeGame::ParsePosition("xoxxoxoxo o"));  // full board, no line
+  search.Search(uniform, 10);
+  result = search.Result();
+  EXPECT_EQ(result.proven, Status::kDraw);
+  EXPECT_EQ(result.root_wdl.draw, 1.0f);
+  EXPECT_EQ(result.root_q, 0.0f);
+}
+
+// `fill` in every byte of the position, padding included, then the value of `position`.
+CountedTicTacToeGame::Position WithPadding(unsigned char fill,
+                                           const CountedTicTacToeGame::Position& position) {
+  CountedTicTacToeGame::Position result;
+  std::memset(static_cast<void*>(&result), fill, sizeof(result));
+  result.inner = position.inner;
+  result.plies = position.plies;
+  return result;
+}
+
+// Tree reuse compares positions by value: padding bytes do not matter, and a counter left out of
+// the hash does.
+TEST(SearchMctsTest, TreeReuseComparesPositionsByValue) {
+  using G = CountedTicTacToeGame;
+  Mcts<G> search;
+  HashEvaluator<G> evaluator;
+  GameState<G> game(WithPadding(0x00, G::InitialPosition()));
+  search.SetRoot(game);
+  search.Search(evaluator, 300);
+  const Move best = search.BestMove();
+  int32_t kept_visits = 0;
+  for (const RootMoveStats& stats : search.Result().moves) {
+    if (stats.move == best) kept_visits = stats.visits;
+  }
+  ASSERT_GT(kept_visits, 1);
+  GameState<G> same(WithPadding(0xa5, G::InitialPosition()));
+  ASSERT_NE(std::memcmp(static_cast<const void*>(&same.start_position()),
+                        static_cast<const void*>(&game.start_position()), sizeof(G::Position)),
+            0);
+  same.Play(best);
+  search.SetRoot(same);
+  EXPECT_EQ(search.Result().root_visits, kept_visits) << "the same game: the subtree is kept";
+  // The same board with another counter is another game, although the hashes agree.
+  G::Position later = G::InitialPosition();
+  later.plies = 7;
+  ASSERT_EQ(G::Hash(later), G::Hash(G::InitialPosition()));
+  GameState<G> other(later);
+  other.Play(best);
+  search.SetRoot(other);
+  EXPECT_EQ(search.num_nodes(), 1);
+  EXPECT_EQ(G::FormatPosition(search.root_position()), G::FormatPosition(other.position()));
 }
 
 // Golden outputs: regenerate with VZ_UPDATE_GOLDEN=1 after an intended change of the search.

@@ -12,10 +12,15 @@
 //   by passing; only a pile of 1 to 3 is a win). Move raw = stones taken (0 = pass); action = raw.
 //   Position string: "<pile> <w|b>". Moves: "pass", "1".."3" (protocol) or "p", "t1".."t3"
 //   (display).
+// CountedTicTacToeGame: TicTacToeGame with a ply counter that, like the move counters of the real
+//   games, is left out of the hash, in a Position with padding bytes (as Chad's): two equal
+//   positions may differ bytewise, two different ones may share a hash. Position string: the
+//   tic-tac-toe string, a space, the counter ("x........ o 1").
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "engine/core/error.h"
 #include "engine/core/game.h"
@@ -212,7 +217,68 @@ struct PassNimGame {
   static std::string BoardPicture(const Position& p) { return FormatPosition(p) + "\n"; }
 };
 
+struct CountedTicTacToeGame {
+  using Inner = TicTacToeGame;
+  struct Position {
+    Inner::Position inner;
+    uint8_t plies = 0;  // moves played since the start; not hashed; followed by padding bytes
+  };
+  static_assert(!std::has_unique_object_representations_v<Position>);
+  static constexpr int kMaxMoves = Inner::kMaxMoves;
+  using MoveList = Inner::MoveList;
+  static constexpr std::string_view kName = "counted-tic-tac-toe";
+  static constexpr int kNumActions = Inner::kNumActions;
+  static constexpr bool kHasCheck = false;
+  static constexpr bool kHasRepetitionDraw = false;
+  static constexpr bool kActionsMayCollide = false;
+
+  static Position InitialPosition() { return Position{}; }
+  static void GenerateMoves(const Position& p, MoveList& moves) {
+    Inner::GenerateMoves(p.inner, moves);
+  }
+  static void ApplyMove(Position& p, Move m) {
+    Inner::ApplyMove(p.inner, m);
+    ++p.plies;
+  }
+  static Outcome LocalOutcome(const Position& p, int num_legal) {
+    return Inner::LocalOutcome(p.inner, num_legal);
+  }
+  static uint64_t Hash(const Position& p) { return Inner::Hash(p.inner); }
+  static uint64_t ComputeHash(const Position& p) { return Inner::ComputeHash(p.inner); }
+  static uint64_t RepetitionKey(const Position& p) { return Inner::RepetitionKey(p.inner); }
+  static int ActionIndex(const Position& p, Move m) { return Inner::ActionIndex(p.inner, m); }
+  static Color SideToMove(const Position& p) { return Inner::SideToMove(p.inner); }
+  static bool InCheck(const Position&) { return false; }
+
+  static Position ParsePosition(std::string_view text) {
+    const size_t space = text.rfind(' ');
+    if (space == std::string_view::npos || space + 1 == text.size() ||
+        text.substr(space + 1).find_first_not_of("0123456789") != std::string_view::npos ||
+        text.size() - space > 4) {
+      throw Error("bad counted tic-tac-toe position '" + std::string(text) + "'");
+    }
+    Position p;
+    p.inner = Inner::ParsePosition(text.substr(0, space));
+    const int plies = std::stoi(std::string(text.substr(space + 1)));
+    if (plies > 255) throw Error("bad counted tic-tac-toe plies in '" + std::string(text) + "'");
+    p.plies = uint8_t(plies);
+    return p;
+  }
+  static std::string FormatPosition(const Position& p) {
+    return Inner::FormatPosition(p.inner) + " " + std::to_string(p.plies);
+  }
+  static Move ParseMove(const Position& p, std::string_view text) {
+    return Inner::ParseMove(p.inner, text);
+  }
+  static std::string FormatMove(const Position& p, Move m) { return Inner::FormatMove(p.inner, m); }
+  static std::string FormatDisplayMove(const Position& p, Move m) {
+    return Inner::FormatDisplayMove(p.inner, m);
+  }
+  static std::string BoardPicture(const Position& p) { return Inner::BoardPicture(p.inner); }
+};
+
 static_assert(Game<TicTacToeGame>);
 static_assert(Game<PassNimGame>);
+static_assert(Game<CountedTicTacToeGame>);
 
 }  // namespace vz::search_testing

@@ -1,0 +1,298 @@
+#pragma once
+
+// The classic baseline player of every game: iterative-deepening alpha-beta in negamax form with
+// a transposition table, quiescence search on noisy moves (captures, promotions), and the
+// material-plus-mobility evaluation of engine/alphabeta/evaluation.h.
+//
+// - Scores are centipawns from the side to move's view. A won position scores
+//   kMateScore - plies to the end, a lost one -(kMateScore - plies), so the shortest win and the
+//   longest defence are preferred ("mate by distance").
+// - Terminal positions come from the rules (G::LocalOutcome, draw counters included). For games
+//   with threefold repetition, a position already seen on the game history or the search path is
+//   scored a draw (the usual two-fold shortcut).
+// - Move ordering: transposition-table move, noisy moves by material gained, then quiet moves by
+//   the history heuristic (indexed by action index).
+// - Quiescence: stand pat, then noisy moves only, with delta pruning, at most
+//   kMaxQuiescencePlies deep; no stand pat while in check (every move is searched) or, in
+//   draughts, while a capture is compulsory.
+//
+// Not thread-safe: one searcher per thread. Deterministic for a given position, history and depth.
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "engine/alphabeta/evaluation.h"
+#include "engine/core/game.h"
+#include "engine/core/game_state.h"
+
+namespace vz {
+
+struct AlphaBetaResult {
+  Move best_move = kNullMove;  // kNullMove when the root is terminal
+  int score = 0;               // centipawns, side to move's view; mate scores by distance
+  int depth = 0;               // deepest completed iteration (plies)
+  int64_t nodes = 0;           // positions visited, quiescence included
+  std::vector<Move> pv;        // principal variation from the transposition table
+};
+
+inline constexpr int kMateScore = 30000;
+inline constexpr int kMaxPly = 128;
+// Scores above this are wins found by the search (kMateScore - plies).
+inline constexpr int kMateBound = kMateScore - 1000;
+// Quiescence stops after this many plies (long capture chains on crowded boards explode).
+inline constexpr int kMaxQuiescencePlies = 8;
+// Delta-pruning margin of quiescence (centipawns) on top of a capture's material gain.
+inline constexpr int kDeltaMargin = 150;
+
+template <Game G>
+class AlphaBeta {
+ public:
+  using Position = typename G::Position;
+  using Traits = EvalTraits<G>;
+
+  // tt_entries: transposition-table size, rounded down to a power of two (>= 1024).
+  explicit AlphaBeta(int64_t tt_entries = int64_t{1} << 18) {
+    int64_t size = 1024;
+    while (size * 2 <= tt_entries) size *= 2;
+    table_.resize(size_t(size));
+    history_.assign(size_t(G::kNumActions), 0);
+  }
+
+  // Forgets the transposition table and history (a new game).
+  void Clear() {
+    std::fill(table_.begin(), table_.end(), Entry{});
+    std::fill(history_.begin(), history_.end(), 0);
+  }
+
+  // Searches the current position of `state` to `depth` >= 1 plies (plus quiescence) and
+  // returns the best move with its score. A terminal root gives kNullMove.
+  AlphaBetaResult Search(const GameState<G>& state, int depth) {
+    AlphaBetaResult result;
+    path_.clear();
+    if constexpr (G::kHasRepetitionDraw) {
+      Position replay = state.start_position();
+      path_.push_back(G::RepetitionKey(replay));
+      for (Move move : state.moves()) {
+        G::ApplyMove(replay, move);
+        path_.push_back(G::RepetitionKey(replay));
+      }
+      path_.pop_back();  // the root itself is pushed by Negamax
+    }
+    nodes_ = 0;
+    if (state.outcome().IsTerminal()) return result;
+    for (int d = 1; d <= std::max(depth, 1); ++d) {
+      const int score = Negamax(state.position(), d, 0, -kMateScore - 1, kMateScore + 1);
+      result.score = score;
+      result.depth = d;
+      result.best_move = root_best_;
+      if (score > kMateBound || score < -kMateBound) break;  // a forced result needs no more depth
+    }
+    result.nodes = nodes_;
+    result.pv = PrincipalVariation(state.position(), result.best_move);
+    return result;
+  }
+
+  // Static evaluation of `p` for the side to move (centipawns): material plus mobility.
+  static int Evaluate(const Position& p, int num_legal_moves) {
+    const Color side = G::SideToMove(p);
+    typename G::MoveList opponent_moves;
+    G::GenerateMoves(Traits::WithSideToMove(p, Opponent(side)), opponent_moves);
+    const int material = Traits::Material(p);
+    const int mobility = Traits::kMobilityWeight * (num_legal_moves - opponent_moves.size);
+    return (side == Color::kWhite ? material : -material) + mobility;
+  }
+
+ private:
+  enum Bound : uint8_t { kNone = 0, kExact, kLower, kUpper };
+  struct Entry {
+    uint64_t key = 0;
+    Move move = kNullMove;
+    int32_t score = 0;
+    int16_t depth = -1;
+    Bound bound = kNone;
+  };
+
+  static int TerminalScore(const Position& p, Outcome outcome, int ply) {
+    if (outcome.status == Status::kDraw) return 0;
+    return outcome.status == WinFor(G::SideToMove(p)) ? kMateScore - ply : -(kMateScore - ply);
+  }
+  // Mate scores are stored relative to the node so that they stay right at another ply.
+  static int ToTable(int score, int ply) {
+    return score > kMateBound ? score + ply : score < -kMateBound ? score - ply : score;
+  }
+  static int FromTable(int score, int ply) {
+    return score > kMateBound ? score - ply : score < -kMateBound ? score + ply : score;
+  }
+
+  bool IsRepetition(uint64_t key) const {
+    // Only positions with the same side to move can repeat: every second entry back.
+    for (int i = int(path_.size()) - 2; i >= 0; i -= 2) {
+      if (path_[size_t(i)] == key) return true;
+    }
+    return false;
+  }
+
+  // Material won by `m` for the mover (centipawns; promotions and multi-captures included).
+  static int Gain(const Position& p, Move m) {
+    Position child = p;
+    G::ApplyMove(child, m);
+    const int gain = Traits::Material(child) - Traits::Material(p);
+    return G::SideToMove(p) == Color::kWhite ? gain : -gain;
+  }
+
+  // Orders `moves` in place: TT move, noisy moves by material gained, then quiet moves by history
+  // score. Fills gains[i] for the noisy moves (0 for quiet ones).
+  void OrderMoves(const Position& p, typename G::MoveList& moves, Move tt_move, int* gains) {
+    int keys[G::kMaxMoves];
+    for (int i = 0; i < moves.size; ++i) {
+      const Move m = moves[i];
+      int key = std::min(history_[size_t(G::ActionIndex(p, m))], (1 << 20) - 1);
+      gains[i] = 0;
+      if (Traits::IsNoisy(p, m)) {
+        gains[i] = Gain(p, m);
+        key = (1 << 28) + std::clamp(gains[i], -4000, 60000) * 4096;
+      }
+      if (m == tt_move) key = 1 << 30;
+      keys[i] = key;
+    }
+    for (int i = 1; i < moves.size; ++i) {  // insertion sort, descending
+      const Move m = moves.moves[i];
+      const int k = keys[i];
+      const int g = gains[i];
+      int j = i - 1;
+      while (j >= 0 && keys[j] < k) {
+        keys[j + 1] = keys[j];
+        moves.moves[j + 1] = moves.moves[j];
+        gains[j + 1] = gains[j];
+        --j;
+      }
+      keys[j + 1] = k;
+      moves.moves[j + 1] = m;
+      gains[j + 1] = g;
+    }
+  }
+
+  int Negamax(const Position& p, int depth, int ply, int alpha, int beta) {
+    ++nodes_;
+    typename G::MoveList moves;
+    G::GenerateMoves(p, moves);
+    const Outcome outcome = G::LocalOutcome(p, moves.size);
+    if (outcome.IsTerminal()) return TerminalScore(p, outcome, ply);
+    const uint64_t key = G::RepetitionKey(p);
+    if constexpr (G::kHasRepetitionDraw) {
+      if (ply > 0 && IsRepetition(key)) return 0;
+    }
+    if (depth <= 0 || ply >= kMaxPly) return Quiescence(p, moves, ply, 0, alpha, beta);
+
+    const uint64_t hash = G::Hash(p);
+    Entry& entry = table_[size_t(hash & (table_.size() - 1))];
+    Move tt_move = kNullMove;
+    if (entry.key == hash && entry.bound != kNone) {
+      tt_move = entry.move;
+      if (ply > 0 && entry.depth >= depth) {
+        const int score = FromTable(entry.score, ply);
+        if (entry.bound == kExact || (entry.bound == kLower && score >= beta) ||
+            (entry.bound == kUpper && score <= alpha)) {
+          return score;
+        }
+      }
+    }
+    if (!moves.Contains(tt_move)) tt_move = kNullMove;
+    int gains[G::kMaxMoves];
+    OrderMoves(p, moves, tt_move, gains);
+
+    if constexpr (G::kHasRepetitionDraw) path_.push_back(key);
+    const int original_alpha = alpha;
+    int best_score = -kMateScore - 1;
+    Move best_move = moves[0];
+    for (int i = 0; i < moves.size; ++i) {
+      Position child = p;
+      G::ApplyMove(child, moves[i]);
+      const int score = -Negamax(child, depth - 1, ply + 1, -beta, -alpha);
+      if (score > best_score) {
+        best_score = score;
+        best_move = moves[i];
+      }
+      if (score > alpha) alpha = score;
+      if (alpha >= beta) {
+        if (!Traits::IsNoisy(p, moves[i])) {
+          history_[size_t(G::ActionIndex(p, moves[i]))] += depth * depth;
+        }
+        break;
+      }
+    }
+    if constexpr (G::kHasRepetitionDraw) path_.pop_back();
+
+    entry.key = hash;
+    entry.move = best_move;
+    entry.score = ToTable(best_score, ply);
+    entry.depth = int16_t(depth);
+    entry.bound = best_score <= original_alpha ? kUpper : best_score >= beta ? kLower : kExact;
+    if (ply == 0) root_best_ = best_move;
+    return best_score;
+  }
+
+  // `moves` are the legal moves of p, already generated by the caller; `qdepth` counts the
+  // quiescence plies so far. Beyond kMaxQuiescencePlies the static evaluation is returned.
+  int Quiescence(const Position& p, typename G::MoveList& moves, int ply, int qdepth, int alpha,
+                 int beta) {
+    if (ply >= kMaxPly || qdepth >= kMaxQuiescencePlies) return Evaluate(p, moves.size);
+    bool must_move = G::InCheck(p);
+    if constexpr (Traits::kCapturesForced) {
+      must_move = must_move || Traits::IsNoisy(p, moves[0]);
+    }
+    int stand_pat = 0;
+    if (!must_move) {
+      stand_pat = Evaluate(p, moves.size);
+      if (stand_pat >= beta) return stand_pat;
+      if (stand_pat > alpha) alpha = stand_pat;
+    }
+    int best_score = must_move ? -kMateScore - 1 : alpha;
+    int gains[G::kMaxMoves];
+    OrderMoves(p, moves, kNullMove, gains);
+    for (int i = 0; i < moves.size; ++i) {
+      if (!must_move) {
+        if (!Traits::IsNoisy(p, moves[i])) continue;
+        // Delta pruning: even the whole gain (plus a margin) cannot lift alpha.
+        if (stand_pat + gains[i] + kDeltaMargin <= alpha) continue;
+      }
+      Position child = p;
+      G::ApplyMove(child, moves[i]);
+      ++nodes_;
+      typename G::MoveList child_moves;
+      G::GenerateMoves(child, child_moves);
+      const Outcome outcome = G::LocalOutcome(child, child_moves.size);
+      const int score = outcome.IsTerminal()
+                            ? -TerminalScore(child, outcome, ply + 1)
+                            : -Quiescence(child, child_moves, ply + 1, qdepth + 1, -beta, -alpha);
+      if (score > best_score) best_score = score;
+      if (score > alpha) alpha = score;
+      if (alpha >= beta) break;
+    }
+    return best_score;
+  }
+
+  std::vector<Move> PrincipalVariation(Position p, Move first) const {
+    std::vector<Move> pv;
+    Move move = first;
+    for (int i = 0; i < 32 && move != kNullMove; ++i) {
+      typename G::MoveList moves;
+      G::GenerateMoves(p, moves);
+      if (!moves.Contains(move)) break;
+      pv.push_back(move);
+      G::ApplyMove(p, move);
+      const Entry& entry = table_[size_t(G::Hash(p) & (table_.size() - 1))];
+      move = entry.key == G::Hash(p) && entry.bound != kNone ? entry.move : kNullMove;
+    }
+    return pv;
+  }
+
+  std::vector<Entry> table_;
+  std::vector<int> history_;    // [action index] cutoff credit of quiet moves
+  std::vector<uint64_t> path_;  // repetition keys: game history, then the search path
+  int64_t nodes_ = 0;
+  Move root_best_ = kNullMove;
+};
+
+}  // namespace vz

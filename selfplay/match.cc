@@ -1,0 +1,288 @@
+#include "selfplay/match.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "engine/alphabeta/evaluation.h"
+#include "engine/core/zobrist.h"
+#include "selfplay/dispatch.h"
+#include "selfplay/player.h"
+#include "selfplay/record.h"
+
+namespace vz {
+
+double MatchSummary::Score() const {
+  const int64_t n = wins + draws + losses;
+  return n == 0 ? 0.5 : (double(wins) + 0.5 * double(draws)) / double(n);
+}
+
+std::string ScoreLine(const MatchSummary& summary, int total_games) {
+  const int64_t played = summary.wins + summary.draws + summary.losses;
+  std::string line =
+      fmt::format("games {}/{}  W {} D {} L {}  score {:.3f}  Elo {:+.1f} [{:+.1f}, {:+.1f}]",
+                  played, total_games, summary.wins, summary.draws, summary.losses, summary.Score(),
+                  summary.elo.elo, summary.elo.elo_low, summary.elo.elo_high);
+  if (summary.llr) line += fmt::format("  LLR {:.2f}", *summary.llr);
+  return line;
+}
+
+std::string MatchSummary::Report(const MatchConfig& config) const {
+  std::string out;
+  out += fmt::format("match {}: {} (player 1) vs {} (player 2)\n", variant, player1, player2);
+  out += fmt::format("games {}  wins {}  draws {}  losses {}  score {:.4f}\n",
+                     wins + draws + losses, wins, draws, losses, Score());
+  out += fmt::format("pentanomial [0, 1/2, 1, 3/2, 2 points per pair]: {} {} {} {} {}\n",
+                     pentanomial.bins[0], pentanomial.bins[1], pentanomial.bins[2],
+                     pentanomial.bins[3], pentanomial.bins[4]);
+  out += fmt::format("Elo {:+.1f}  95% [{:+.1f}, {:+.1f}]  (pairs {})\n", elo.elo, elo.elo_low,
+                     elo.elo_high, pentanomial.pairs());
+  out += fmt::format("max plies {}, adjudication {}: {} game(s) adjudicated\n", config.max_plies,
+                     config.adjudication == Adjudication::kDraw ? "draw" : "material", adjudicated);
+  for (const MatchGame& game : games) {
+    if (!game.adjudicated) continue;
+    out += fmt::format("  game {} ({} white): {} by {}\n", game.index + 1,
+                       game.player1_white ? player1 : player2, StatusName(game.outcome.status),
+                       game.termination);
+  }
+  if (config.sprt) {
+    out += fmt::format(
+        "SPRT elo0 {} elo1 {} alpha {} beta {}: LLR {:.3f} bounds [{:.3f}, {:.3f}] -> {}\n",
+        config.sprt->elo0, config.sprt->elo1, config.sprt->alpha, config.sprt->beta,
+        llr.value_or(0.0), config.sprt->LowerBound(), config.sprt->UpperBound(),
+        SprtVerdictName(verdict));
+  }
+  return out;
+}
+
+Adjudication ParseAdjudication(std::string_view text) {
+  if (text == "draw") return Adjudication::kDraw;
+  if (text == "material") return Adjudication::kMaterial;
+  throw Error("adjudication '" + std::string(text) + "': expected draw or material");
+}
+
+namespace {
+
+template <Game G>
+std::vector<typename G::Position> ReadOpenings(const std::string& path) {
+  std::vector<typename G::Position> openings;
+  std::istringstream lines(ReadTextFile(path));
+  std::string line;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    try {
+      openings.push_back(G::ParsePosition(line));
+    } catch (const Error& e) {
+      throw Error("openings '" + path + "' line " + std::to_string(number) + ": " + e.what());
+    }
+  }
+  if (openings.empty()) throw Error("openings '" + path + "': no positions");
+  return openings;
+}
+
+// The start of pair `pair`: a random walk of `plies` plies from the initial position that does
+// not end the game (retried with the next generator state otherwise).
+template <Game G>
+GameState<G> RandomOpening(int plies, uint64_t seed, int pair) {
+  uint64_t state = SplitMix64(seed ^ SplitMix64(uint64_t(pair) + 0x9E3779B97F4A7C15ull));
+  for (int attempt = 0;; ++attempt) {
+    GameState<G> game;
+    bool ok = true;
+    for (int ply = 0; ply < plies; ++ply) {
+      state = SplitMix64(state);
+      const auto& moves = game.legal_moves();
+      game.Play(moves[int((state >> 32) * uint64_t(moves.size) >> 32)]);
+      if (game.outcome().IsTerminal()) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok || attempt > 1000) return game;
+  }
+}
+
+template <Game G>
+MatchGame PlayGame(const GameState<G>& opening, Player<G>& white, Player<G>& black,
+                   const MatchConfig& config, uint64_t seed, bool player1_white, int index) {
+  MatchGame result;
+  GameState<G> game = opening;
+  white.NewGame(seed);
+  black.NewGame(SplitMix64(seed));
+  const size_t opening_plies = opening.moves().size();
+  while (!game.outcome().IsTerminal()) {
+    if (int(game.moves().size() - opening_plies) >= config.max_plies) break;
+    Player<G>& mover = G::SideToMove(game.position()) == Color::kWhite ? white : black;
+    game.Play(mover.ChooseMove(game));
+  }
+  result.plies = int(game.moves().size() - opening_plies);
+  result.outcome = game.outcome();
+  if (result.outcome.IsTerminal()) {
+    result.termination = ReasonName(result.outcome.reason);
+  } else {
+    result.adjudicated = true;
+    result.outcome.reason = Reason::kAdjudication;
+    if (config.adjudication == Adjudication::kDraw) {
+      result.outcome.status = Status::kDraw;
+      result.termination = fmt::format("adjudication: draw after {} plies", config.max_plies);
+    } else {
+      const int material = MaterialBalance<G>(game.position());
+      result.outcome.status = material >= config.material_margin    ? Status::kWhiteWins
+                              : material <= -config.material_margin ? Status::kBlackWins
+                                                                    : Status::kDraw;
+      result.termination = fmt::format("adjudication: material {:+d} after {} plies (margin {})",
+                                       material, config.max_plies, config.material_margin);
+    }
+  }
+  RecordInfo info;
+  info.outcome = result.outcome;
+  info.termination = result.termination;
+  info.white = player1_white ? config.player1 : config.player2;
+  info.black = player1_white ? config.player2 : config.player1;
+  info.round = index + 1;
+  result.record = WriteRecord(game, info);
+  return result;
+}
+
+template <Game G>
+MatchSummary RunMatchFor(const MatchConfig& config) {
+  const PlayerSpec spec1 = PlayerSpec::Parse(config.player1);
+  const PlayerSpec spec2 = PlayerSpec::Parse(config.player2);
+  MakePlayer<G>(spec1);  // reject bad specs before any thread starts
+  MakePlayer<G>(spec2);
+  const int num_pairs = std::max(1, (config.games + 1) / 2);
+  std::vector<typename G::Position> file_openings;
+  int random_plies = -1;
+  if (config.openings.rfind("random:", 0) == 0) {
+    try {
+      random_plies = std::stoi(config.openings.substr(7));
+    } catch (const std::exception&) {
+      random_plies = -1;
+    }
+    if (random_plies < 0 || random_plies > 200) {
+      throw Error("openings '" + config.openings + "': expected random:PLIES with PLIES 0..200");
+    }
+  } else if (!config.openings.empty()) {
+    file_openings = ReadOpenings<G>(config.openings);
+  }
+  std::ofstream records_file, csv_file;
+  if (!config.out_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(config.out_dir, error);
+    const std::string records_path =
+        config.out_dir + (IsDraughts<G>() ? "/games.pdn" : "/games.pgn");
+    records_file.open(records_path);
+    csv_file.open(config.out_dir + "/games.csv");
+    if (!records_file || !csv_file) throw Error("cannot write to '" + config.out_dir + "'");
+    csv_file << "game,pair,white,black,result,reason,plies,adjudicated,termination\n";
+  }
+
+  MatchSummary summary;
+  summary.variant = std::string(G::kName);
+  summary.player1 = config.player1;
+  summary.player2 = config.player2;
+  std::mutex mutex;
+  std::atomic<int> next_pair{0};
+  std::atomic<bool> stop{false};
+  const bool live = config.live && isatty(STDERR_FILENO);
+  std::exception_ptr failure;
+
+  auto worker = [&]() {
+    try {
+      auto player1 = MakePlayer<G>(spec1);
+      auto player2 = MakePlayer<G>(spec2);
+      for (;;) {
+        if (stop.load()) return;
+        const int pair = next_pair.fetch_add(1);
+        if (pair >= num_pairs) return;
+        GameState<G> opening;
+        if (random_plies >= 0) {
+          opening = RandomOpening<G>(random_plies, config.seed, pair);
+        } else if (!file_openings.empty()) {
+          opening = GameState<G>(file_openings[size_t(pair) % file_openings.size()]);
+        }
+        MatchGame games[2];
+        for (int k = 0; k < 2; ++k) {
+          const bool player1_white = k == 0;
+          Player<G>& white = player1_white ? *player1 : *player2;
+          Player<G>& black = player1_white ? *player2 : *player1;
+          const uint64_t seed = SplitMix64(config.seed * 1000003u + uint64_t(2 * pair + k));
+          games[k] = PlayGame<G>(opening, white, black, config, seed, player1_white, 2 * pair + k);
+          games[k].index = 2 * pair + k;
+          games[k].player1_white = player1_white;
+        }
+        std::lock_guard<std::mutex> lock(mutex);
+        int half_points = 0;
+        for (MatchGame& game : games) {
+          const Color player1_color = game.player1_white ? Color::kWhite : Color::kBlack;
+          if (game.outcome.status == Status::kDraw) {
+            ++summary.draws;
+            half_points += 1;
+          } else if (game.outcome.status == WinFor(player1_color)) {
+            ++summary.wins;
+            half_points += 2;
+          } else {
+            ++summary.losses;
+          }
+          summary.adjudicated += game.adjudicated;
+          if (records_file.is_open()) {
+            records_file << game.record;
+            csv_file << fmt::format("{},{},{},{},{},{},{},{},\"{}\"\n", game.index + 1, pair + 1,
+                                    game.player1_white ? config.player1 : config.player2,
+                                    game.player1_white ? config.player2 : config.player1,
+                                    ResultToken(game.outcome.status, false),
+                                    ReasonName(game.outcome.reason), game.plies,
+                                    game.adjudicated ? 1 : 0, game.termination);
+          }
+          summary.games.push_back(std::move(game));
+        }
+        records_file.flush();
+        csv_file.flush();
+        summary.pentanomial.AddPair(half_points);
+        summary.elo = EstimateElo(summary.pentanomial);
+        if (config.sprt) {
+          summary.llr = SprtLlr(summary.pentanomial, *config.sprt);
+          summary.verdict = SprtDecide(*summary.llr, *config.sprt);
+          if (summary.verdict != SprtVerdict::kContinue) stop.store(true);
+        }
+        if (live) {
+          fmt::print(stderr, "\r{}   ", ScoreLine(summary, 2 * num_pairs));
+          std::fflush(stderr);
+        }
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!failure) failure = std::current_exception();
+      stop.store(true);
+    }
+  };
+  const int threads = std::clamp(config.concurrency, 1, num_pairs);
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& thread : pool) thread.join();
+  if (live) fmt::print(stderr, "\n");
+  if (failure) std::rethrow_exception(failure);
+  return summary;
+}
+
+}  // namespace
+
+MatchSummary RunMatch(std::string_view variant, const MatchConfig& config) {
+  if (config.games < 1) throw Error("--games must be at least 1");
+  if (config.max_plies < 1) throw Error("--max-plies must be at least 1");
+  MatchSummary summary;
+  WithGame(variant, [&]<class G>() { summary = RunMatchFor<G>(config); });
+  return summary;
+}
+
+}  // namespace vz

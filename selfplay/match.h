@@ -1,0 +1,85 @@
+#pragma once
+
+// Matches between two players: paired openings (each opening played twice, each player once with
+// White), several games at once on threads, a live score line, pentanomial statistics, Elo with
+// its 95% interval, an optional SPRT that stops the match when the log-likelihood ratio crosses a
+// bound, and adjudication of over-long games (draw, or by material count).
+//
+// Concurrency: `concurrency` threads each take the next pair and play its two games with their
+// own players, so results do not depend on thread timing except for which pairs get played before
+// an SPRT stop. Network players would gain from batching leaves of concurrent games
+// (engine/search/lockstep_runner.h); the players here (random, rollouts, alpha-beta) run on the
+// CPU one search at a time, so threads are used instead.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/core/types.h"
+#include "selfplay/stats.h"
+
+namespace vz {
+
+enum class Adjudication { kDraw, kMaterial };
+
+struct MatchConfig {
+  std::string player1;  // spec strings (selfplay/player.h)
+  std::string player2;
+  int games = 2;  // rounded up to an even number (whole pairs)
+  // "" = the initial position for every pair; "random:PLIES" = PLIES random legal plies from the
+  // initial position, a fresh opening per pair; otherwise a file with one position string per
+  // line ('#' comments, blank lines skipped), used in turn.
+  std::string openings;
+  std::optional<SprtParams> sprt;
+  int concurrency = 1;
+  std::string out_dir;  // "" = no files; else records (games.pgn / games.pdn) and games.csv
+  // A game still running after max_plies plies is adjudicated: a draw, or (kMaterial) a win for
+  // the side ahead by at least material_margin centipawns of material (evaluation.h values).
+  int max_plies = 300;
+  Adjudication adjudication = Adjudication::kMaterial;
+  int material_margin = 200;
+  uint64_t seed = 1;
+  bool live = false;  // rewrite a score line on stderr after every game
+};
+
+// One finished game of a match.
+struct MatchGame {
+  int index = 0;  // 0-based game number; games 2k and 2k+1 form pair k
+  bool player1_white = true;
+  Outcome outcome;
+  int plies = 0;
+  bool adjudicated = false;
+  std::string termination;  // rule name or "adjudication: ..." with the measure
+  std::string record;       // PGN / PDN text
+};
+
+struct MatchSummary {
+  std::string variant;
+  std::string player1, player2;
+  int64_t wins = 0, draws = 0, losses = 0;  // player 1's view
+  Pentanomial pentanomial;
+  EloEstimate elo;
+  int adjudicated = 0;  // games decided by adjudication (listed in `games`)
+  std::optional<double> llr;
+  SprtVerdict verdict = SprtVerdict::kContinue;
+  std::vector<MatchGame> games;  // in order of completion
+
+  double Score() const;  // per game, player 1
+  // Several lines: W/D/L, score, pentanomial, Elo with interval, adjudications, SPRT.
+  std::string Report(const MatchConfig& config) const;
+};
+
+// Plays the match for the registered game `variant`. Throws vz::Error on an unknown variant, a bad
+// player spec, an unreadable openings file or a bad position in it, or an unwritable out_dir.
+MatchSummary RunMatch(std::string_view variant, const MatchConfig& config);
+
+// One line: "W-D-L score Elo +- (LLR)" for the live display.
+std::string ScoreLine(const MatchSummary& summary, int total_games);
+
+// Parses the --adjudication value "draw" or "material" (vz::Error otherwise).
+Adjudication ParseAdjudication(std::string_view text);
+
+}  // namespace vz

@@ -1,0 +1,51 @@
+#include "selfplay/player.h"
+
+#include <charconv>
+
+namespace vz {
+
+PlayerSpec PlayerSpec::Parse(std::string_view text) {
+  PlayerSpec spec;
+  spec.text = std::string(text);
+  const size_t colon = text.find(':');
+  spec.kind = std::string(text.substr(0, colon));
+  if (spec.kind == "random") {
+    if (colon != std::string_view::npos)
+      throw Error("player '" + spec.text + "': random takes no parameter");
+    return spec;
+  }
+  if (spec.kind == "uci") {
+    throw Error("player '" + spec.text + "': uci players are not available yet");
+  }
+  std::string_view parameter = colon == std::string_view::npos ? "" : text.substr(colon + 1);
+  if (spec.kind == "net") {
+#if VZ_HAVE_TORCH
+    const size_t last = text.rfind(':');
+    if (last == colon) throw Error("player '" + spec.text + "': expected net:FILE:SIMS");
+    spec.file = std::string(text.substr(colon + 1, last - colon - 1));
+    parameter = text.substr(last + 1);
+#else
+    throw Error("player '" + spec.text + "': net players need a build with LibTorch");
+#endif
+  }
+  if (spec.kind != "rollout" && spec.kind != "alphabeta" && spec.kind != "net") {
+    throw Error("player '" + spec.text +
+                "': unknown kind (expected random, rollout:SIMS, alphabeta:DEPTH or "
+                "net:FILE:SIMS)");
+  }
+  if (colon == std::string_view::npos) {
+    throw Error("player '" + spec.text + "': missing parameter after '" + spec.kind + ":'");
+  }
+  const std::string_view number = parameter;
+  const auto [end, error] =
+      std::from_chars(number.data(), number.data() + number.size(), spec.value);
+  const int limit = spec.kind == "alphabeta" ? 64 : 1000000;
+  if (error != std::errc() || end != number.data() + number.size() || spec.value < 1 ||
+      spec.value > limit) {
+    throw Error("player '" + spec.text + "': parameter must be an integer in 1.." +
+                std::to_string(limit));
+  }
+  return spec;
+}
+
+}  // namespace vz

@@ -1,0 +1,123 @@
+// `vzero search` and `vzero bench` end to end: option ranges, the node-cap floor, the report of a
+// finished root and the split of --moves. Runs the vzero binary of the same build (next to this
+// test; VZ_VZERO names another one) and skips when there is none.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace vz {
+namespace {
+
+struct Execution {
+  int status = -1;     // exit status
+  std::string output;  // stdout and stderr together
+};
+
+std::string VzeroPath() {
+  if (const char* path = std::getenv("VZ_VZERO")) return path;
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "vzero").string();
+}
+
+// Runs vzero with `arguments` (each passed as one word).
+Execution RunVzero(const std::vector<std::string>& arguments) {
+  std::string command = "'" + VzeroPath() + "'";
+  for (const std::string& argument : arguments) command += " '" + argument + "'";
+  command += " 2>&1";
+  Execution run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;)
+    run.output.append(buffer, n);
+  const int status = pclose(pipe);
+  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+class SearchCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (access(VzeroPath().c_str(), X_OK) != 0) {
+      GTEST_SKIP() << "no vzero binary at " << VzeroPath() << " (build the vzero target)";
+    }
+  }
+
+  // Runs a command that must succeed and print one JSON object.
+  nlohmann::json Json(const std::vector<std::string>& arguments) {
+    const Execution run = RunVzero(arguments);
+    EXPECT_EQ(run.status, 0) << run.output;
+    return nlohmann::json::parse(run.output, nullptr, /*allow_exceptions=*/false);
+  }
+
+  // Runs a command that must fail with one line (no crash, no "unexpected error") containing
+  // `expected`.
+  void ExpectRefused(const std::vector<std::string>& arguments, const std::string& expected) {
+    const Execution run = RunVzero(arguments);
+    EXPECT_EQ(run.status, 1) << run.output;
+    EXPECT_NE(run.output.find(expected), std::string::npos) << run.output;
+    EXPECT_EQ(run.output.find("unexpected error"), std::string::npos) << run.output;
+  }
+};
+
+TEST_F(SearchCliTest, NegativeSeedIsRefused) {
+  ExpectRefused({"search", "--variant", "chad", "--simulations", "10", "--seed", "-1"}, "--seed");
+  const nlohmann::json json = Json({"search", "--variant", "chad", "--simulations", "10", "--seed",
+                                    "18446744073709551615", "--json"});
+  EXPECT_FALSE(json["best_move"].is_null());
+}
+
+TEST_F(SearchCliTest, CountsBeyondThirtyTwoBitsAreRefused) {
+  ExpectRefused({"search", "--variant", "chad", "--gumbel", "--simulations", "2147483649"},
+                "--simulations");
+  ExpectRefused({"search", "--variant", "chad", "--max-nodes", "2147483648"}, "--max-nodes");
+  ExpectRefused({"bench", "--variant", "chad", "--simulations", "2147483648"}, "--simulations");
+}
+
+TEST_F(SearchCliTest, TinyNodeCapStillPlaysAMove) {
+  const nlohmann::json json =
+      Json({"search", "--variant", "chad", "--max-nodes", "2", "--simulations", "100", "--json"});
+  EXPECT_FALSE(json["best_move"].is_null());
+  EXPECT_FALSE(json["moves"].empty());
+  EXPECT_EQ(json["root"]["visits"], 101);
+  EXPECT_EQ(json["simulations"], 100);
+}
+
+TEST_F(SearchCliTest, FinishedRootReportsItsResultAndReason) {
+  nlohmann::json json =
+      Json({"search", "--variant", "portuguese-draughts", "--fen", "W:W:B", "--json"});
+  EXPECT_EQ(json["status"], "black-wins");
+  EXPECT_EQ(json["reason"], "no-legal-move");
+  EXPECT_EQ(json["root"]["proven"], "loss");
+  EXPECT_EQ(json["root"]["proven_plies"], 0);
+  EXPECT_EQ(json["root"]["wdl"]["loss"], 1.0);
+  EXPECT_EQ(json["root"]["q"], -1.0);
+  json = Json({"search", "--variant", "portuguese-draughts", "--simulations", "10", "--json"});
+  EXPECT_EQ(json["status"], "ongoing");
+  EXPECT_TRUE(json.contains("reason"));
+  EXPECT_TRUE(json["reason"].is_null());
+}
+
+TEST_F(SearchCliTest, MovesAreSplitOnAnyWhitespace) {
+  const nlohmann::json json = Json(
+      {"search", "--variant", "chad", "--moves", "  c3c1 \t  ", "--simulations", "10", "--json"});
+  EXPECT_EQ(json["side_to_move"], "black");
+}
+
+TEST_F(SearchCliTest, EmptyBenchVariantIsRefused) {
+  ExpectRefused({"bench", "--variant", "", "--simulations", "10"}, "variant");
+  const Execution run = RunVzero({"bench", "--variant", "chad", "--simulations", "10"});
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("chad"), std::string::npos);
+  EXPECT_EQ(run.output.find("cuarenta"), std::string::npos) << "only the game asked for";
+}
+
+}  // namespace
+}  // namespace vz
