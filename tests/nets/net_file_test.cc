@@ -14,6 +14,7 @@
 #include "nets/fresh_net.h"
 #include "nets/net_runner.h"
 #include "nets/variant_nets.h"
+#include "tests/test_util.h"
 
 namespace vz::nets {
 namespace {
@@ -32,15 +33,7 @@ std::string TempPath(const std::string& name) {
 }
 
 // Runs `f` and returns the vz::Error message it throws ("" if none).
-template <class F>
-std::string ErrorOf(F&& f) {
-  try {
-    f();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
-}
+using vz::testing::ErrorOf;
 
 TEST(NetFileTest, RoundTripKeepsEverything) {
   NetFile net = TinyDraughtsNet();

@@ -8,6 +8,7 @@
 
 #include "engine/chaco_rex/encoding.h"
 #include "engine/core/zobrist.h"
+#include "tests/test_util.h"
 
 namespace vz::chaco_rex {
 namespace {
@@ -15,36 +16,26 @@ namespace {
 using G = ChacoRexGame;
 using E = InputEncoding<G>;
 
-std::vector<float> Planes(const Position& p, int repetition_count = 1) {
-  std::vector<float> planes(E::kSize, -1.0f);
-  E::Encode(p, repetition_count, planes.data());
-  return planes;
-}
-float At(const std::vector<float>& planes, int plane, int row, int column) {
-  return planes[(plane * E::kHeight + row) * E::kWidth + column];
-}
-float PlaneSum(const std::vector<float>& planes, int plane) {
-  float sum = 0;
-  for (int i = 0; i < E::kHeight * E::kWidth; ++i)
-    sum += planes[plane * E::kHeight * E::kWidth + i];
-  return sum;
-}
+using vz::testing::EncodePlanes;
+using vz::testing::PlaneAt;
+using vz::testing::PlaneSum;
 
 TEST(ChacoRexEncodingTest, StartPositionLooksTheSameFromBothSides) {
   const Position white = G::InitialPosition();
   Position black = white;
   black.side_to_move = 1;
   black.hash = ComputePositionHash(black);
-  EXPECT_EQ(Planes(white), Planes(black));  // the setup is mirror-symmetric across rank 5
-  const auto planes = Planes(white);
-  EXPECT_EQ(At(planes, E::kOwnPawns + kKing - 1, 0, 11), 1.0f);    // m1
-  EXPECT_EQ(At(planes, E::kOwnPawns + kQueen - 1, 0, 7), 1.0f);    // h1
-  EXPECT_EQ(At(planes, E::kTheirPawns + kKing - 1, 8, 11), 1.0f);  // m9
-  EXPECT_EQ(PlaneSum(planes, E::kOwnPawns), 15.0f);
-  EXPECT_EQ(PlaneSum(planes, E::kRealCells), 85.0f);
-  EXPECT_EQ(At(planes, E::kRealCells, 0, 1), 1.0f);  // b1
-  EXPECT_EQ(At(planes, E::kRealCells, 0, 0), 0.0f);  // no a1
-  EXPECT_EQ(PlaneSum(planes, E::kEnPassant), 0.0f);
+  EXPECT_EQ(EncodePlanes<E>(white),
+            EncodePlanes<E>(black));  // the setup is mirror-symmetric across rank 5
+  const auto planes = EncodePlanes<E>(white);
+  EXPECT_EQ(PlaneAt<E>(planes, E::kOwnPawns + kKing - 1, 0, 11), 1.0f);    // m1
+  EXPECT_EQ(PlaneAt<E>(planes, E::kOwnPawns + kQueen - 1, 0, 7), 1.0f);    // h1
+  EXPECT_EQ(PlaneAt<E>(planes, E::kTheirPawns + kKing - 1, 8, 11), 1.0f);  // m9
+  EXPECT_EQ(PlaneSum<E>(planes, E::kOwnPawns), 15.0f);
+  EXPECT_EQ(PlaneSum<E>(planes, E::kRealCells), 85.0f);
+  EXPECT_EQ(PlaneAt<E>(planes, E::kRealCells, 0, 1), 1.0f);  // b1
+  EXPECT_EQ(PlaneAt<E>(planes, E::kRealCells, 0, 0), 0.0f);  // no a1
+  EXPECT_EQ(PlaneSum<E>(planes, E::kEnPassant), 0.0f);
   for (float value : planes) EXPECT_GE(value, 0.0f);
 }
 
@@ -52,14 +43,14 @@ TEST(ChacoRexEncodingTest, BlackIsMirroredAcrossTheMiddleRankWithItsEnPassantCel
   // Black king m9, White king m1, a White pawn that just double-stepped c2-e4 (passed d3) and a
   // Black pawn on f5 (x 5, y 5); Black to move.
   const Position p = G::ParsePosition("5k3/10/9/10/2p6/2P7/9/10/5K3 b d3 0 1");
-  const auto planes = Planes(p, 2);
-  EXPECT_EQ(At(planes, E::kOwnPawns + kKing - 1, 0, 11), 1.0f);    // m9 -> m1
-  EXPECT_EQ(At(planes, E::kTheirPawns + kKing - 1, 8, 11), 1.0f);  // m1 -> m9
-  EXPECT_EQ(At(planes, E::kOwnPawns, 4, 5), 1.0f);                 // f5 stays on rank 5
-  EXPECT_EQ(At(planes, E::kTheirPawns, 5, 4), 1.0f);               // e4 -> e6
-  EXPECT_EQ(At(planes, E::kEnPassant, 6, 3), 1.0f);                // d3 -> d7
-  EXPECT_EQ(PlaneSum(planes, E::kEnPassant), 1.0f);
-  EXPECT_EQ(PlaneSum(planes, E::kRepetition), 85.0f);
+  const auto planes = EncodePlanes<E>(p, 2);
+  EXPECT_EQ(PlaneAt<E>(planes, E::kOwnPawns + kKing - 1, 0, 11), 1.0f);    // m9 -> m1
+  EXPECT_EQ(PlaneAt<E>(planes, E::kTheirPawns + kKing - 1, 8, 11), 1.0f);  // m1 -> m9
+  EXPECT_EQ(PlaneAt<E>(planes, E::kOwnPawns, 4, 5), 1.0f);                 // f5 stays on rank 5
+  EXPECT_EQ(PlaneAt<E>(planes, E::kTheirPawns, 5, 4), 1.0f);               // e4 -> e6
+  EXPECT_EQ(PlaneAt<E>(planes, E::kEnPassant, 6, 3), 1.0f);                // d3 -> d7
+  EXPECT_EQ(PlaneSum<E>(planes, E::kEnPassant), 1.0f);
+  EXPECT_EQ(PlaneSum<E>(planes, E::kRepetition), 85.0f);
 }
 
 // The position mirrored left-right (x -> 18 - x).
@@ -88,13 +79,13 @@ TEST(ChacoRexEncodingTest, FileMirrorMapsPlanesAndLegalMoves) {
       G::GenerateMoves(p, moves);
       if (moves.size == 0) break;
       const Position q = MirrorFiles(p);
-      const auto a = Planes(p), b = Planes(q);
+      const auto a = EncodePlanes<E>(p), b = EncodePlanes<E>(q);
       for (int plane = 0; plane < E::kPlanes; ++plane) {
         for (int row = 0; row < E::kHeight; ++row) {
           for (int column = 0; column < E::kWidth; ++column) {
             int r, c;
             E::SymmetricCell(1, row, column, r, c);
-            ASSERT_EQ(At(a, plane, row, column), At(b, plane, r, c));
+            ASSERT_EQ(PlaneAt<E>(a, plane, row, column), PlaneAt<E>(b, plane, r, c));
           }
         }
       }

@@ -7,6 +7,7 @@
 
 #include "engine/chaco_rex/game.h"
 #include "engine/core/error.h"
+#include "tests/test_util.h"
 
 namespace vz::chaco_rex {
 namespace {
@@ -19,15 +20,7 @@ const std::string kStart =
     "rnbqbkbnr/pppppppppp/2ppppp2/10/9/10/2PPPPP2/PPPPPPPPPP/RNBQBKBNR w - 0 1";
 
 // The message of the vz::Error thrown by f, or "" if none is thrown.
-template <class F>
-std::string ErrorOf(F f) {
-  try {
-    f();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
-}
+using vz::testing::ErrorOf;
 
 std::string PositionError(const std::string& fen) {
   return ErrorOf([&] { G::ParsePosition(fen); });

@@ -8,6 +8,7 @@
 
 #include "engine/chad/encoding.h"
 #include "engine/core/zobrist.h"
+#include "tests/test_util.h"
 
 namespace vz::chad {
 namespace {
@@ -15,19 +16,9 @@ namespace {
 using G = ChadGame;
 using E = InputEncoding<G>;
 
-std::vector<float> Planes(const Position& p, int repetition_count = 1) {
-  std::vector<float> planes(E::kSize, -1.0f);
-  E::Encode(p, repetition_count, planes.data());
-  return planes;
-}
-float At(const std::vector<float>& planes, int plane, int row, int column) {
-  return planes[(plane * E::kHeight + row) * E::kWidth + column];
-}
-float PlaneSum(const std::vector<float>& planes, int plane) {
-  float sum = 0;
-  for (int i = 0; i < E::kHeight * E::kWidth; ++i) sum += planes[plane * 144 + i];
-  return sum;
-}
+using vz::testing::EncodePlanes;
+using vz::testing::PlaneAt;
+using vz::testing::PlaneSum;
 
 TEST(ChadEncodingTest, StartPositionFromBothSides) {
   const Position white = G::InitialPosition();
@@ -37,17 +28,17 @@ TEST(ChadEncodingTest, StartPositionFromBothSides) {
   ASSERT_GT(moves.size, 0);
   // Any quiet rook move keeps the castles full but one square; check the kings and the zones.
   for (const Position& p : {white, black}) {
-    const auto planes = Planes(p);
-    EXPECT_EQ(At(planes, E::kOwnKing, 3, 3), 1.0f);  // d4 (White) or i9 turned (Black)
-    EXPECT_EQ(At(planes, E::kTheirKing, 8, 8), 1.0f);
-    EXPECT_EQ(PlaneSum(planes, E::kOwnRooks), 8.0f);
-    EXPECT_EQ(PlaneSum(planes, E::kOwnQueens), 0.0f);
-    EXPECT_EQ(PlaneSum(planes, E::kOwnCastle), 9.0f);
-    EXPECT_EQ(PlaneSum(planes, E::kOwnWall), 12.0f);
-    EXPECT_EQ(At(planes, E::kOwnCastle, 2, 2), 1.0f);    // c3
-    EXPECT_EQ(At(planes, E::kOwnWall, 1, 2), 1.0f);      // c2
-    EXPECT_EQ(At(planes, E::kTheirCastle, 9, 9), 1.0f);  // j10
-    EXPECT_EQ(PlaneSum(planes, E::kOnes), 144.0f);
+    const auto planes = EncodePlanes<E>(p);
+    EXPECT_EQ(PlaneAt<E>(planes, E::kOwnKing, 3, 3), 1.0f);  // d4 (White) or i9 turned (Black)
+    EXPECT_EQ(PlaneAt<E>(planes, E::kTheirKing, 8, 8), 1.0f);
+    EXPECT_EQ(PlaneSum<E>(planes, E::kOwnRooks), 8.0f);
+    EXPECT_EQ(PlaneSum<E>(planes, E::kOwnQueens), 0.0f);
+    EXPECT_EQ(PlaneSum<E>(planes, E::kOwnCastle), 9.0f);
+    EXPECT_EQ(PlaneSum<E>(planes, E::kOwnWall), 12.0f);
+    EXPECT_EQ(PlaneAt<E>(planes, E::kOwnCastle, 2, 2), 1.0f);    // c3
+    EXPECT_EQ(PlaneAt<E>(planes, E::kOwnWall, 1, 2), 1.0f);      // c2
+    EXPECT_EQ(PlaneAt<E>(planes, E::kTheirCastle, 9, 9), 1.0f);  // j10
+    EXPECT_EQ(PlaneSum<E>(planes, E::kOnes), 144.0f);
     for (float value : planes) EXPECT_GE(value, 0.0f);
     black.side = Color::kBlack;
     black.hash = ComputeHash(black);
@@ -58,13 +49,13 @@ TEST(ChadEncodingTest, BlackIsTurnedHalfATurn) {
   // White king d4, White queen b2 (queen by promotion is fine for the encoder), Black king i9,
   // Black rook h12; Black to move.
   const Position p = G::ParsePosition("7r4/12/12/8k3/12/12/12/12/3K8/12/1Q10/12 b 3 20");
-  const auto planes = Planes(p, 2);
-  EXPECT_EQ(At(planes, E::kOwnKing, 3, 3), 1.0f);        // i9 -> d4
-  EXPECT_EQ(At(planes, E::kOwnRooks, 0, 4), 1.0f);       // h12 (file 7, rank 11) -> (0, 4)
-  EXPECT_EQ(At(planes, E::kTheirKing, 8, 8), 1.0f);      // d4 -> i9
-  EXPECT_EQ(At(planes, E::kTheirQueens, 10, 10), 1.0f);  // b2 -> k11
-  EXPECT_EQ(PlaneSum(planes, E::kOwnRooks), 1.0f);
-  EXPECT_EQ(PlaneSum(planes, E::kRepetition), 144.0f);
+  const auto planes = EncodePlanes<E>(p, 2);
+  EXPECT_EQ(PlaneAt<E>(planes, E::kOwnKing, 3, 3), 1.0f);        // i9 -> d4
+  EXPECT_EQ(PlaneAt<E>(planes, E::kOwnRooks, 0, 4), 1.0f);       // h12 (file 7, rank 11) -> (0, 4)
+  EXPECT_EQ(PlaneAt<E>(planes, E::kTheirKing, 8, 8), 1.0f);      // d4 -> i9
+  EXPECT_EQ(PlaneAt<E>(planes, E::kTheirQueens, 10, 10), 1.0f);  // b2 -> k11
+  EXPECT_EQ(PlaneSum<E>(planes, E::kOwnRooks), 1.0f);
+  EXPECT_EQ(PlaneSum<E>(planes, E::kRepetition), 144.0f);
 }
 
 // The position reflected in the a1-l12 diagonal.
@@ -94,13 +85,13 @@ TEST(ChadEncodingTest, DiagonalReflectionMapsPlanesAndLegalMoves) {
       G::GenerateMoves(p, moves);
       if (moves.size == 0) break;
       const Position q = Transpose(p);
-      const auto a = Planes(p), b = Planes(q);
+      const auto a = EncodePlanes<E>(p), b = EncodePlanes<E>(q);
       for (int plane = 0; plane < E::kPlanes; ++plane) {
         for (int row = 0; row < 12; ++row) {
           for (int column = 0; column < 12; ++column) {
             int r, c;
             E::SymmetricCell(1, row, column, r, c);
-            ASSERT_EQ(At(a, plane, row, column), At(b, plane, r, c));
+            ASSERT_EQ(PlaneAt<E>(a, plane, row, column), PlaneAt<E>(b, plane, r, c));
           }
         }
       }

@@ -8,6 +8,7 @@
 
 #include "engine/chad/game.h"
 #include "engine/core/error.h"
+#include "tests/test_util.h"
 
 namespace vz::chad {
 namespace {
@@ -15,15 +16,7 @@ namespace {
 using G = ChadGame;
 
 // The message of the vz::Error that `f` throws ("" if it throws none).
-template <class F>
-std::string ErrorOf(F f) {
-  try {
-    f();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
-}
+using vz::testing::ErrorOf;
 
 std::string PositionError(const std::string& text) {
   return ErrorOf([&] { G::ParsePosition(text); });

@@ -7,6 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/cuarenta/game.h"
+#include "tests/test_util.h"
 
 namespace vz::cuarenta {
 namespace {
@@ -14,15 +15,7 @@ namespace {
 using G = CuarentaGame;
 
 // The message of the vz::Error thrown by `action`, or "" if none is thrown.
-template <class Action>
-std::string ErrorOf(Action action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
-}
+using vz::testing::ErrorOf;
 
 std::string PositionError(const std::string& fen) {
   return ErrorOf([&] { G::ParsePosition(fen); });

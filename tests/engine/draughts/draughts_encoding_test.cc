@@ -8,6 +8,7 @@
 
 #include "engine/core/zobrist.h"
 #include "engine/draughts/encoding.h"
+#include "tests/test_util.h"
 
 namespace vz::draughts {
 namespace {
@@ -15,51 +16,39 @@ namespace {
 using G = DraughtsGame;
 using E = InputEncoding<G>;
 
-std::vector<float> Planes(const Position& p, int repetition_count = 1) {
-  std::vector<float> planes(E::kSize, -1.0f);
-  E::Encode(p, repetition_count, planes.data());
-  return planes;
-}
-
-float At(const std::vector<float>& planes, int plane, int row, int column) {
-  return planes[(plane * E::kHeight + row) * E::kWidth + column];
-}
-
-float PlaneSum(const std::vector<float>& planes, int plane) {
-  float sum = 0;
-  for (int i = 0; i < E::kHeight * E::kWidth; ++i) sum += planes[plane * 64 + i];
-  return sum;
-}
+using vz::testing::EncodePlanes;
+using vz::testing::PlaneAt;
+using vz::testing::PlaneSum;
 
 TEST(DraughtsEncodingTest, WhiteToMoveSeesTheBoardAsDrawn) {
   // Square 1 = a man on h1 (row 0, column 7); K9 on h3; 32 on a8; K21 on g6.
-  const auto planes = Planes(G::ParsePosition("W:W1,K9:B32,K21:H4"));
-  EXPECT_EQ(At(planes, E::kOwnMen, 0, 7), 1.0f);
-  EXPECT_EQ(At(planes, E::kOwnKings, 2, 7), 1.0f);
-  EXPECT_EQ(At(planes, E::kTheirMen, 7, 0), 1.0f);
-  EXPECT_EQ(At(planes, E::kTheirKings, 5, 6), 1.0f);
-  for (int plane = 0; plane < 4; ++plane) EXPECT_EQ(PlaneSum(planes, plane), 1.0f) << plane;
-  EXPECT_EQ(PlaneSum(planes, E::kOnes), 64.0f);
-  EXPECT_FLOAT_EQ(At(planes, E::kTwentyMove, 3, 3), 0.1f);
-  EXPECT_EQ(PlaneSum(planes, E::kThreeKings), 0.0f);
-  EXPECT_EQ(PlaneSum(planes, E::kRepetition), 0.0f);
+  const auto planes = EncodePlanes<E>(G::ParsePosition("W:W1,K9:B32,K21:H4"));
+  EXPECT_EQ(PlaneAt<E>(planes, E::kOwnMen, 0, 7), 1.0f);
+  EXPECT_EQ(PlaneAt<E>(planes, E::kOwnKings, 2, 7), 1.0f);
+  EXPECT_EQ(PlaneAt<E>(planes, E::kTheirMen, 7, 0), 1.0f);
+  EXPECT_EQ(PlaneAt<E>(planes, E::kTheirKings, 5, 6), 1.0f);
+  for (int plane = 0; plane < 4; ++plane) EXPECT_EQ(PlaneSum<E>(planes, plane), 1.0f) << plane;
+  EXPECT_EQ(PlaneSum<E>(planes, E::kOnes), 64.0f);
+  EXPECT_FLOAT_EQ(PlaneAt<E>(planes, E::kTwentyMove, 3, 3), 0.1f);
+  EXPECT_EQ(PlaneSum<E>(planes, E::kThreeKings), 0.0f);
+  EXPECT_EQ(PlaneSum<E>(planes, E::kRepetition), 0.0f);
   for (float value : planes) EXPECT_GE(value, 0.0f);  // every entry written
 }
 
 TEST(DraughtsEncodingTest, BlackToMoveSeesTheBoardTurnedHalfATurn) {
-  const auto planes = Planes(G::ParsePosition("B:W1,K9:B32,K21:H4"));
-  EXPECT_EQ(At(planes, E::kOwnMen, 0, 7), 1.0f);      // 32 (a8) turned to h1
-  EXPECT_EQ(At(planes, E::kOwnKings, 2, 1), 1.0f);    // 21 (g6) turned to b3
-  EXPECT_EQ(At(planes, E::kTheirMen, 7, 0), 1.0f);    // 1 (h1) turned to a8
-  EXPECT_EQ(At(planes, E::kTheirKings, 5, 0), 1.0f);  // 9 (h3) turned to a6
-  for (int plane = 0; plane < 4; ++plane) EXPECT_EQ(PlaneSum(planes, plane), 1.0f) << plane;
+  const auto planes = EncodePlanes<E>(G::ParsePosition("B:W1,K9:B32,K21:H4"));
+  EXPECT_EQ(PlaneAt<E>(planes, E::kOwnMen, 0, 7), 1.0f);      // 32 (a8) turned to h1
+  EXPECT_EQ(PlaneAt<E>(planes, E::kOwnKings, 2, 1), 1.0f);    // 21 (g6) turned to b3
+  EXPECT_EQ(PlaneAt<E>(planes, E::kTheirMen, 7, 0), 1.0f);    // 1 (h1) turned to a8
+  EXPECT_EQ(PlaneAt<E>(planes, E::kTheirKings, 5, 0), 1.0f);  // 9 (h3) turned to a6
+  for (int plane = 0; plane < 4; ++plane) EXPECT_EQ(PlaneSum<E>(planes, plane), 1.0f) << plane;
 }
 
 TEST(DraughtsEncodingTest, CountersAndRepetition) {
-  const auto planes = Planes(G::ParsePosition("W:WK1,K2,K3:BK30:H10:T6"), 2);
-  EXPECT_FLOAT_EQ(At(planes, E::kTwentyMove, 7, 7), 0.25f);
-  EXPECT_FLOAT_EQ(At(planes, E::kThreeKings, 0, 0), 0.5f);
-  EXPECT_EQ(PlaneSum(planes, E::kRepetition), 64.0f);
+  const auto planes = EncodePlanes<E>(G::ParsePosition("W:WK1,K2,K3:BK30:H10:T6"), 2);
+  EXPECT_FLOAT_EQ(PlaneAt<E>(planes, E::kTwentyMove, 7, 7), 0.25f);
+  EXPECT_FLOAT_EQ(PlaneAt<E>(planes, E::kThreeKings, 0, 0), 0.5f);
+  EXPECT_EQ(PlaneSum<E>(planes, E::kRepetition), 64.0f);
 }
 
 // The half-turned position with colours and side to move swapped.
@@ -88,7 +77,7 @@ TEST(DraughtsEncodingTest, ColourSwappedPositionsLookTheSameAndKeepTheirPolicyIn
       G::GenerateMoves(p, moves);
       if (moves.size == 0) break;
       const Position q = SwapColours(p);
-      ASSERT_EQ(Planes(p), Planes(q));
+      ASSERT_EQ(EncodePlanes<E>(p), EncodePlanes<E>(q));
       G::MoveList swapped;
       G::GenerateMoves(q, swapped);
       ASSERT_EQ(moves.size, swapped.size);

@@ -11,6 +11,7 @@
 
 #include "engine/core/error.h"
 #include "engine/draughts/game.h"
+#include "tests/test_util.h"
 
 namespace vz::draughts::testing {
 
@@ -30,17 +31,7 @@ inline std::vector<std::string> Sorted(std::vector<std::string> text) {
   return text;
 }
 
-// The vz::Error message thrown by `call`, or "" (with a test failure) when nothing is thrown.
-template <class F>
-std::string ErrorOf(F call) {
-  try {
-    call();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no vz::Error thrown";
-  return "";
-}
+using vz::testing::ErrorOf;
 
 // `fen` after playing `moves` (protocol strings) one by one.
 inline Position Play(std::string_view fen, const std::vector<std::string>& moves) {

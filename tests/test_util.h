@@ -1,0 +1,51 @@
+#pragma once
+
+// Helpers shared by the test suites of every layer.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/core/error.h"
+
+namespace vz::testing {
+
+// The vz::Error message thrown by `call`, or "" when it throws nothing (so that
+// EXPECT_EQ(ErrorOf(...), "") states that an input is accepted).
+template <class F>
+std::string ErrorOf(F&& call) {
+  try {
+    call();
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// The input planes of `position` under encoding E (engine/input_encoding.h), every entry
+// pre-filled with -1 so that an entry Encode forgets to write shows up.
+// Shape: [E::kPlanes][E::kHeight][E::kWidth], row-major.
+template <class E>
+std::vector<float> EncodePlanes(const typename E::Position& position, int repetition_count = 1) {
+  std::vector<float> planes(size_t(E::kPlanes) * E::kHeight * E::kWidth, -1.0f);
+  E::Encode(position, repetition_count, planes.data());
+  return planes;
+}
+
+// planes[plane][row][column] of a vector from EncodePlanes<E>.
+template <class E>
+float PlaneAt(const std::vector<float>& planes, int plane, int row, int column) {
+  return planes[(size_t(plane) * E::kHeight + row) * E::kWidth + column];
+}
+
+// Sum of one plane of a vector from EncodePlanes<E>.
+template <class E>
+float PlaneSum(const std::vector<float>& planes, int plane) {
+  float sum = 0;
+  for (int i = 0; i < E::kHeight * E::kWidth; ++i)
+    sum += planes[size_t(plane) * E::kHeight * E::kWidth + i];
+  return sum;
+}
+
+}  // namespace vz::testing
