@@ -2,13 +2,29 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
 #include "app/commands.h"
 #include "engine/core/error.h"
 #if defined(VZ_HAVE_TORCH)
+#include "nets/net_runner.h"
 #include "nets/variant_nets.h"
+#endif
+
+#if defined(VZ_HAVE_TORCH)
+// The value of VZ_TORCH_THREADS (1 when unset). Throws vz::Error unless it is a number in 1..1024.
+int TorchThreadsFromEnvironment() {
+  const char* text = std::getenv("VZ_TORCH_THREADS");
+  if (text == nullptr || *text == '\0') return 1;
+  char* end = nullptr;
+  const long threads = std::strtol(text, &end, 10);
+  if (*end != '\0' || threads < 1 || threads > 1024) {
+    throw vz::Error(std::string("VZ_TORCH_THREADS '") + text + "' is not a number in 1..1024");
+  }
+  return int(threads);
+}
 #endif
 
 int main(int argc, char** argv) {
@@ -23,6 +39,15 @@ int main(int argc, char** argv) {
   vz::app::AddMatchCommand(app);
   vz::app::AddLadderCommand(app);
 #if defined(VZ_HAVE_TORCH)
+  // LibTorch's CPU threads: VZ_TORCH_THREADS, default 1. Search batches are small and OpenMP's
+  // busy waiting with one thread per core made a net search 10-40x slower on a loaded machine;
+  // `vzero nnbench --threads N` overrides it for measurements.
+  try {
+    vz::nets::SetCpuThreads(TorchThreadsFromEnvironment());
+  } catch (const vz::Error& e) {
+    std::fprintf(stderr, "vzero: %s\n", e.what());
+    return 1;
+  }
   vz::nets::InstallNetEvaluators();
   vz::app::AddNetCommand(app);
   vz::app::AddNnBenchCommand(app);

@@ -32,7 +32,8 @@ void AddMatchCommand(CLI::App& app) {
       "match", "Play a paired match between two players; W/D/L, Elo with 95% interval, SPRT");
   command->add_option("--variant", options->variant, "Game name (see `vzero version`)")->required();
   command
-      ->add_option("--player1", options->config.player1, "random | rollout:SIMS | alphabeta:DEPTH")
+      ->add_option("--player1", options->config.player1,
+                   "random | rollout:SIMS | alphabeta:DEPTH | net:FILE:SIMS")
       ->required();
   command->add_option("--player2", options->config.player2, "Same forms as --player1")->required();
   command->add_option("--games", options->config.games, "Games (rounded up to whole pairs)")
@@ -41,7 +42,9 @@ void AddMatchCommand(CLI::App& app) {
   command->add_option("--openings", options->config.openings,
                       "FILE (one position string per line) or random:PLIES");
   command->add_option("--sprt", options->sprt, "elo0,elo1,alpha,beta: stop at an SPRT bound");
-  command->add_option("--concurrency", options->config.concurrency, "Games played at once")
+  command
+      ->add_option("--concurrency", options->config.concurrency,
+                   "Games in flight (MCTS players: one evaluator batch per player per round)")
       ->check(CLI::Range(1, 256));
   command->add_option("--out", options->config.out_dir,
                       "Directory for games.pgn / games.pdn and games.csv");

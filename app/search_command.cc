@@ -9,6 +9,7 @@
 
 #include "app/commands.h"
 #include "app/text_util.h"
+#include "engine/core/error.h"
 #include "engine/registry.h"
 #include "engine/search/search_params.h"
 #include "engine/search/tree.h"
@@ -120,6 +121,10 @@ void PrintText(const SearchReport& report) {
 }
 
 void RunSearch(const SearchOptions& options) {
+  if (options.evaluator != "net" && !options.net.empty()) {
+    throw Error("--net " + options.net + " is only used with --evaluator net (evaluator is '" +
+                options.evaluator + "')");
+  }
   const Variant& variant = FindVariant(options.variant);
   SearchRequest request;
   request.fen = options.fen;
@@ -159,7 +164,9 @@ void AddSearchCommand(CLI::App& app) {
   command->add_option("--variant", options->variant, "Game name (see `vzero version`)")->required();
   command->add_option("--fen", options->fen, "Position string (default: the start position)");
   command->add_option("--moves", options->moves, "Moves played from the position, space-separated");
-  command->add_option("--evaluator", options->evaluator, "Leaf evaluator (net: needs --net)")
+  command
+      ->add_option("--evaluator", options->evaluator,
+                   "Leaf evaluator: uniform (default), rollout, or net (needs --net)")
       ->check(CLI::IsMember({"uniform", "rollout", "net"}));
   command->add_option("--net", options->net, "Net file (evaluator net)");
   command->add_option("--device", options->device, "cpu, cuda or cuda:N (evaluator net)");

@@ -15,6 +15,11 @@ void AddVersionCommand(CLI::App& app) {
 #else
     fmt::print("cuda kernels: not built\n");
 #endif
+#ifdef VZ_HAVE_TORCH
+    fmt::print("libtorch networks: built\n");
+#else
+    fmt::print("libtorch networks: not built\n");
+#endif
   });
 }
 
