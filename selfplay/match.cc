@@ -14,6 +14,7 @@
 #include "engine/alphabeta/evaluation.h"
 #include "engine/core/zobrist.h"
 #include "selfplay/dispatch.h"
+#include "selfplay/match_games.h"
 #include "selfplay/player.h"
 #include "selfplay/record.h"
 
@@ -42,8 +43,15 @@ std::string MatchSummary::Report(const MatchConfig& config) const {
   out += fmt::format("pentanomial [0, 1/2, 1, 3/2, 2 points per pair]: {} {} {} {} {}\n",
                      pentanomial.bins[0], pentanomial.bins[1], pentanomial.bins[2],
                      pentanomial.bins[3], pentanomial.bins[4]);
-  out += fmt::format("Elo {:+.1f}  95% [{:+.1f}, {:+.1f}]  (pairs {})\n", elo.elo, elo.elo_low,
-                     elo.elo_high, pentanomial.pairs());
+  // `+ 0.0` turns a negative zero into 0.0 for printing.
+  if (elo.interval_defined) {
+    out += fmt::format("Elo {:+.1f}  95% [{:+.1f}, {:+.1f}]  (pairs {})\n", elo.elo + 0.0,
+                       elo.elo_low + 0.0, elo.elo_high + 0.0, pentanomial.pairs());
+  } else {
+    out += fmt::format(
+        "Elo {:+.1f}  95% interval n/a: fewer than 2 pairs or every pair scored alike (pairs {})\n",
+        elo.elo + 0.0, pentanomial.pairs());
+  }
   out += fmt::format("max plies {}, adjudication {}: {} game(s) adjudicated\n", config.max_plies,
                      config.adjudication == Adjudication::kDraw ? "draw" : "material", adjudicated);
   for (const MatchGame& game : games) {
@@ -51,6 +59,12 @@ std::string MatchSummary::Report(const MatchConfig& config) const {
     out += fmt::format("  game {} ({} white): {} by {}\n", game.index + 1,
                        game.player1_white ? player1 : player2, StatusName(game.outcome.status),
                        game.termination);
+  }
+  for (int side = 0; side < 2; ++side) {
+    if (evaluator_calls[side] == 0) continue;
+    out += fmt::format("player {} evaluator: {} calls, {} positions, {:.1f} per batch\n", side + 1,
+                       evaluator_calls[side], evaluated[side],
+                       double(evaluated[side]) / double(evaluator_calls[side]));
   }
   if (config.sprt) {
     out += fmt::format(
@@ -112,53 +126,15 @@ GameState<G> RandomOpening(int plies, uint64_t seed, int pair) {
 }
 
 template <Game G>
-MatchGame PlayGame(const GameState<G>& opening, Player<G>& white, Player<G>& black,
-                   const MatchConfig& config, uint64_t seed, bool player1_white, int index) {
-  MatchGame result;
-  GameState<G> game = opening;
-  white.NewGame(seed);
-  black.NewGame(SplitMix64(seed));
-  const size_t opening_plies = opening.moves().size();
-  while (!game.outcome().IsTerminal()) {
-    if (int(game.moves().size() - opening_plies) >= config.max_plies) break;
-    Player<G>& mover = G::SideToMove(game.position()) == Color::kWhite ? white : black;
-    game.Play(mover.ChooseMove(game));
-  }
-  result.plies = int(game.moves().size() - opening_plies);
-  result.outcome = game.outcome();
-  if (result.outcome.IsTerminal()) {
-    result.termination = ReasonName(result.outcome.reason);
-  } else {
-    result.adjudicated = true;
-    result.outcome.reason = Reason::kAdjudication;
-    if (config.adjudication == Adjudication::kDraw) {
-      result.outcome.status = Status::kDraw;
-      result.termination = fmt::format("adjudication: draw after {} plies", config.max_plies);
-    } else {
-      const int material = MaterialBalance<G>(game.position());
-      result.outcome.status = material >= config.material_margin    ? Status::kWhiteWins
-                              : material <= -config.material_margin ? Status::kBlackWins
-                                                                    : Status::kDraw;
-      result.termination = fmt::format("adjudication: material {:+d} after {} plies (margin {})",
-                                       material, config.max_plies, config.material_margin);
-    }
-  }
-  RecordInfo info;
-  info.outcome = result.outcome;
-  info.termination = result.termination;
-  info.white = player1_white ? config.player1 : config.player2;
-  info.black = player1_white ? config.player2 : config.player1;
-  info.round = index + 1;
-  result.record = WriteRecord(game, info);
-  return result;
-}
-
-template <Game G>
 MatchSummary RunMatchFor(const MatchConfig& config) {
   const PlayerSpec spec1 = PlayerSpec::Parse(config.player1);
   const PlayerSpec spec2 = PlayerSpec::Parse(config.player2);
-  MakePlayer<G>(spec1);  // reject bad specs before any thread starts
-  MakePlayer<G>(spec2);
+  // One evaluator per player, shared by all its games (a net is loaded once); building the
+  // players rejects bad specs before any game starts.
+  std::shared_ptr<Evaluator<G>> evaluators[2] = {MakePlayerEvaluator<G>(spec1),
+                                                 MakePlayerEvaluator<G>(spec2)};
+  MakePlayer<G>(spec1, evaluators[0]);
+  MakePlayer<G>(spec2, evaluators[1]);
   const int num_pairs = std::max(1, (config.games + 1) / 2);
   std::vector<typename G::Position> file_openings;
   int random_plies = -1;
@@ -191,87 +167,113 @@ MatchSummary RunMatchFor(const MatchConfig& config) {
   summary.player1 = config.player1;
   summary.player2 = config.player2;
   std::mutex mutex;
-  std::atomic<int> next_pair{0};
   std::atomic<bool> stop{false};
   const bool live = config.live && isatty(STDERR_FILENO);
-  std::exception_ptr failure;
 
-  auto worker = [&]() {
-    try {
-      auto player1 = MakePlayer<G>(spec1);
-      auto player2 = MakePlayer<G>(spec2);
-      for (;;) {
-        if (stop.load()) return;
-        const int pair = next_pair.fetch_add(1);
-        if (pair >= num_pairs) return;
-        GameState<G> opening;
-        if (random_plies >= 0) {
-          opening = RandomOpening<G>(random_plies, config.seed, pair);
-        } else if (!file_openings.empty()) {
-          opening = GameState<G>(file_openings[size_t(pair) % file_openings.size()]);
-        }
-        MatchGame games[2];
-        for (int k = 0; k < 2; ++k) {
-          const bool player1_white = k == 0;
-          Player<G>& white = player1_white ? *player1 : *player2;
-          Player<G>& black = player1_white ? *player2 : *player1;
-          const uint64_t seed = SplitMix64(config.seed * 1000003u + uint64_t(2 * pair + k));
-          games[k] = PlayGame<G>(opening, white, black, config, seed, player1_white, 2 * pair + k);
-          games[k].index = 2 * pair + k;
-          games[k].player1_white = player1_white;
-        }
-        std::lock_guard<std::mutex> lock(mutex);
-        int half_points = 0;
-        for (MatchGame& game : games) {
-          const Color player1_color = game.player1_white ? Color::kWhite : Color::kBlack;
-          if (game.outcome.status == Status::kDraw) {
-            ++summary.draws;
-            half_points += 1;
-          } else if (game.outcome.status == WinFor(player1_color)) {
-            ++summary.wins;
-            half_points += 2;
-          } else {
-            ++summary.losses;
-          }
-          summary.adjudicated += game.adjudicated;
-          if (records_file.is_open()) {
-            records_file << game.record;
-            csv_file << fmt::format("{},{},{},{},{},{},{},{},\"{}\"\n", game.index + 1, pair + 1,
-                                    game.player1_white ? config.player1 : config.player2,
-                                    game.player1_white ? config.player2 : config.player1,
-                                    ResultToken(game.outcome.status, false),
-                                    ReasonName(game.outcome.reason), game.plies,
-                                    game.adjudicated ? 1 : 0, game.termination);
-          }
-          summary.games.push_back(std::move(game));
-        }
-        records_file.flush();
-        csv_file.flush();
-        summary.pentanomial.AddPair(half_points);
-        summary.elo = EstimateElo(summary.pentanomial);
-        if (config.sprt) {
-          summary.llr = SprtLlr(summary.pentanomial, *config.sprt);
-          summary.verdict = SprtDecide(*summary.llr, *config.sprt);
-          if (summary.verdict != SprtVerdict::kContinue) stop.store(true);
-        }
-        if (live) {
-          fmt::print(stderr, "\r{}   ", ScoreLine(summary, 2 * num_pairs));
-          std::fflush(stderr);
-        }
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (!failure) failure = std::current_exception();
-      stop.store(true);
+  auto opening_of = [&](int pair) {
+    if (random_plies >= 0) return RandomOpening<G>(random_plies, config.seed, pair);
+    if (!file_openings.empty()) {
+      return GameState<G>(file_openings[size_t(pair) % file_openings.size()]);
     }
+    return GameState<G>();
   };
-  const int threads = std::clamp(config.concurrency, 1, num_pairs);
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& thread : pool) thread.join();
+  // Counts a finished pair; returns false once the SPRT has decided.
+  auto add_pair = [&](int pair, MatchGame(&games)[2]) {
+    std::lock_guard<std::mutex> lock(mutex);
+    int half_points = 0;
+    for (MatchGame& game : games) {
+      const Color player1_color = game.player1_white ? Color::kWhite : Color::kBlack;
+      if (game.outcome.status == Status::kDraw) {
+        ++summary.draws;
+        half_points += 1;
+      } else if (game.outcome.status == WinFor(player1_color)) {
+        ++summary.wins;
+        half_points += 2;
+      } else {
+        ++summary.losses;
+      }
+      summary.adjudicated += game.adjudicated;
+      if (records_file.is_open()) {
+        records_file << game.record;
+        csv_file << fmt::format("{},{},{},{},{},{},{},{},\"{}\"\n", game.index + 1, pair + 1,
+                                game.player1_white ? config.player1 : config.player2,
+                                game.player1_white ? config.player2 : config.player1,
+                                ResultToken(game.outcome.status, false),
+                                ReasonName(game.outcome.reason), game.plies,
+                                game.adjudicated ? 1 : 0, game.termination);
+      }
+      summary.games.push_back(std::move(game));
+    }
+    records_file.flush();
+    csv_file.flush();
+    summary.pentanomial.AddPair(half_points);
+    summary.elo = EstimateElo(summary.pentanomial);
+    if (config.sprt) {
+      summary.llr = SprtLlr(summary.pentanomial, *config.sprt);
+      summary.verdict = SprtDecide(*summary.llr, *config.sprt);
+      if (summary.verdict != SprtVerdict::kContinue) stop.store(true);
+    }
+    if (live) {
+      fmt::print(stderr, "\r{}   ", ScoreLine(summary, 2 * num_pairs));
+      std::fflush(stderr);
+    }
+    return !stop.load();
+  };
+
+  if (evaluators[0] || evaluators[1]) {
+    // MCTS players: all games in flight in lockstep, one evaluator batch per player per round.
+    LockstepSide<G> sides[2];
+    for (int side = 0; side < 2; ++side) {
+      const PlayerSpec& spec = side == 0 ? spec1 : spec2;
+      sides[side].make = [&spec, evaluator = evaluators[side]] {
+        return MakePlayer<G>(spec, evaluator);
+      };
+      sides[side].evaluator = evaluators[side].get();
+    }
+    const LockstepStats stats = PlayLockstep<G>(config, num_pairs, sides, opening_of, add_pair);
+    for (int side = 0; side < 2; ++side) {
+      summary.evaluator_calls[side] = stats.evaluator_calls[side];
+      summary.evaluated[side] = stats.evaluated[side];
+    }
+  } else {
+    // Players without an evaluator: `concurrency` threads each play whole pairs.
+    std::atomic<int> next_pair{0};
+    std::exception_ptr failure;
+    auto worker = [&]() {
+      try {
+        auto player1 = MakePlayer<G>(spec1, nullptr);
+        auto player2 = MakePlayer<G>(spec2, nullptr);
+        for (;;) {
+          if (stop.load()) return;
+          const int pair = next_pair.fetch_add(1);
+          if (pair >= num_pairs) return;
+          const GameState<G> opening = opening_of(pair);
+          MatchGame games[2];
+          for (int k = 0; k < 2; ++k) {
+            const bool player1_white = k == 0;
+            Player<G>& white = player1_white ? *player1 : *player2;
+            Player<G>& black = player1_white ? *player2 : *player1;
+            games[k] = PlayGame<G>(opening, white, black, config, player1_white, 2 * pair + k);
+          }
+          add_pair(pair, games);
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::current_exception();
+        stop.store(true);
+      }
+    };
+    const int threads = std::clamp(config.concurrency, 1, num_pairs);
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+    for (std::thread& thread : pool) thread.join();
+    if (failure) {
+      if (live) fmt::print(stderr, "\n");
+      std::rethrow_exception(failure);
+    }
+  }
   if (live) fmt::print(stderr, "\n");
-  if (failure) std::rethrow_exception(failure);
   return summary;
 }
 

@@ -5,11 +5,14 @@
 // its 95% interval, an optional SPRT that stops the match when the log-likelihood ratio crosses a
 // bound, and adjudication of over-long games (draw, or by material count).
 //
-// Concurrency: `concurrency` threads each take the next pair and play its two games with their
-// own players, so results do not depend on thread timing except for which pairs get played before
-// an SPRT stop. Network players would gain from batching leaves of concurrent games
-// (engine/search/lockstep_runner.h); the players here (random, rollouts, alpha-beta) run on the
-// CPU one search at a time, so threads are used instead.
+// Concurrency: with an MCTS player (rollout, net) the match keeps `concurrency` games in flight and
+// advances them in lockstep (selfplay/match_games.h): each round, every game whose side to move is
+// an MCTS player adds its leaves to that player's batch, and each player's evaluator (one per
+// player: a net is loaded once) is called once per round on the whole batch, all in one thread.
+// Without MCTS players, `concurrency` threads each play whole pairs. Either way game k gets seeds
+// derived from the match seed and k alone, so a game's moves do not depend on the concurrency
+// (for a net player up to floating-point differences between batch sizes); only the order of
+// completion and which pairs are played before an SPRT stop do.
 
 #include <cstdint>
 #include <functional>
@@ -65,10 +68,14 @@ struct MatchSummary {
   int adjudicated = 0;  // games decided by adjudication (listed in `games`)
   std::optional<double> llr;
   SprtVerdict verdict = SprtVerdict::kContinue;
-  std::vector<MatchGame> games;  // in order of completion
+  std::vector<MatchGame> games;  // in order of completion (by pairs)
+  // MCTS players in lockstep: evaluator calls and positions evaluated, per player (0 otherwise).
+  int64_t evaluator_calls[2] = {};
+  int64_t evaluated[2] = {};
 
   double Score() const;  // per game, player 1
-  // Several lines: W/D/L, score, pentanomial, Elo with interval, adjudications, SPRT.
+  // Several lines: W/D/L, score, pentanomial, Elo with interval, adjudications, evaluator
+  // batches, SPRT.
   std::string Report(const MatchConfig& config) const;
 };
 

@@ -8,14 +8,20 @@
 //                       simulations a move; only in builds with LibTorch (VZ_HAVE_TORCH)
 // `uci:COMMAND` is not available yet: its spec is rejected with a message saying so.
 //
-// A player belongs to one thread. Players are deterministic given their seed and the game; the
-// seed of a player in a match is derived from the match seed and the game index, so a match is
-// reproducible for a fixed concurrency-independent assignment of games.
+// A player plays one game at a time and belongs to one thread. The MCTS players (rollout, net)
+// share one evaluator among all the games a match plays at once (MakePlayerEvaluator: the net is
+// loaded once per player), so that a driver can evaluate the leaves of all those games in one batch
+// (selfplay/match_games.h). Players are deterministic given their seed and the game; the seed of a
+// player in a match is derived from the match seed and the game index.
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "engine/alphabeta/alphabeta.h"
 #include "engine/core/error.h"
@@ -30,6 +36,9 @@
 namespace vz {
 
 template <Game G>
+class SearchPlayer;
+
+template <Game G>
 class Player {
  public:
   virtual ~Player() = default;
@@ -37,6 +46,8 @@ class Player {
   virtual void NewGame(uint64_t seed) = 0;
   // The move to play in `state` (not terminal). Never throws on a legal, ongoing state.
   virtual Move ChooseMove(const GameState<G>& state) = 0;
+  // This player as an MCTS player whose search can be driven step by step; null for the others.
+  virtual SearchPlayer<G>* AsSearchPlayer() { return nullptr; }
 };
 
 // A parsed spec string: kind and its integer parameter (0 for `random`).
@@ -64,32 +75,6 @@ class RandomPlayer final : public Player<G> {
   uint64_t state_ = 0;
 };
 
-// MCTS with random playouts (one playout per leaf, at most 400 plies). Plays the most visited
-// move; a fresh tree every move (rollout values are too noisy for reuse to matter).
-template <Game G>
-class RolloutPlayer final : public Player<G> {
- public:
-  explicit RolloutPlayer(int simulations) : simulations_(simulations) {}
-  void NewGame(uint64_t seed) override {
-    SearchParams params;
-    params.seed = seed;
-    params.max_nodes = int64_t(simulations_) * 256 + 4096;  // children of every expansion
-    search_ = std::make_unique<Mcts<G>>(params);
-    evaluator_ = std::make_unique<RolloutEvaluator<G>>(seed);
-  }
-  Move ChooseMove(const GameState<G>& state) override {
-    search_->SetRoot(state);
-    search_->Search(*evaluator_, simulations_);
-    const Move move = search_->BestMove();
-    return move == kNullMove ? state.legal_moves()[0] : move;
-  }
-
- private:
-  int simulations_;
-  std::unique_ptr<Mcts<G>> search_;
-  std::unique_ptr<RolloutEvaluator<G>> evaluator_;
-};
-
 template <Game G>
 class AlphaBetaPlayer final : public Player<G> {
  public:
@@ -105,44 +90,172 @@ class AlphaBetaPlayer final : public Player<G> {
   AlphaBeta<G> search_{int64_t{1} << 17};
 };
 
-#if VZ_HAVE_TORCH
-// MCTS with a network evaluator, tree kept between moves of a game (SetRoot reuses it). Network
-// calls are one batch per search round of this game; batching across concurrent games (the
-// lockstep runner) is not used by matches yet.
+// An MCTS player: PUCT, one leaf per search round, the most visited move played, the tree kept
+// between the moves of a game (Mcts::SetRoot). A move is searched either alone (ChooseMove, with
+// the player's evaluator) or step by step by a driver that puts the leaves of many games into one
+// batch of the evaluator all of them share (selfplay/match_games.h):
+//   BeginMove(state); while (!SearchDone()) { GatherLeaves(batch); <evaluate batch>;
+//   ApplyEvaluations(batch); } move = EndMove(state);
+// Both ways give the same move when the evaluator's result for a position does not depend on the
+// rest of the batch. Not thread-safe; the evaluator may be shared with other players.
 template <Game G>
-class NetPlayer final : public Player<G> {
+class SearchPlayer : public Player<G> {
  public:
-  NetPlayer(const std::string& path, int simulations)
-      : simulations_(simulations), evaluator_(nets::MakeTorchEvaluator<G>(path, "cpu")) {}
+  // `evaluator` (not null) serves ChooseMove; `max_nodes` caps each search's tree.
+  SearchPlayer(std::shared_ptr<Evaluator<G>> evaluator, int simulations, int64_t max_nodes)
+      : evaluator_(std::move(evaluator)), simulations_(simulations), max_nodes_(max_nodes) {}
+
   void NewGame(uint64_t seed) override {
     SearchParams params;
     params.seed = seed;
+    params.max_nodes = max_nodes_;
     search_ = std::make_unique<Mcts<G>>(params);
   }
   Move ChooseMove(const GameState<G>& state) override {
+    BeginMove(state);
+    while (!SearchDone()) {
+      batch_.Clear();
+      GatherLeaves(batch_);
+      try {
+        if (batch_.size() > 0) evaluator_->Evaluate(batch_);
+      } catch (...) {
+        search_->CancelPending();
+        throw;
+      }
+      ApplyEvaluations(batch_);
+    }
+    return EndMove(state);
+  }
+  SearchPlayer<G>* AsSearchPlayer() override { return this; }
+
+  // Starts the search of the move in `state` (ongoing; NewGame was called).
+  void BeginMove(const GameState<G>& state) {
     search_->SetRoot(state);
-    search_->Search(*evaluator_, simulations_);
+    search_->StartSearch(simulations_);
+  }
+  bool SearchDone() const { return search_->Done(); }
+  // Appends this search's leaves to `batch`, which may hold other searches' entries (see
+  // Mcts::GatherLeaves); returns how many.
+  virtual int GatherLeaves(EvalBatch<G>& batch) { return search_->GatherLeaves(batch); }
+  // Backs up this search's entries of the evaluated `batch`.
+  void ApplyEvaluations(const EvalBatch<G>& batch) { search_->ApplyEvaluations(batch); }
+  // Forgets the leaves in flight (after an evaluator failure).
+  void CancelPending() { search_->CancelPending(); }
+  // The move found in `state`, the state given to BeginMove (SearchDone() must hold).
+  Move EndMove(const GameState<G>& state) const {
     const Move move = search_->BestMove();
     return move == kNullMove ? state.legal_moves()[0] : move;
   }
 
  private:
+  std::shared_ptr<Evaluator<G>> evaluator_;
   int simulations_;
-  std::unique_ptr<Evaluator<G>> evaluator_;
+  int64_t max_nodes_;
   std::unique_ptr<Mcts<G>> search_;
+  EvalBatch<G> batch_;
 };
-#endif
 
-// Builds the player of `spec` (see PlayerSpec::Parse). Throws vz::Error on a bad spec.
+// The rollout evaluator of a rollout player across all the games it plays at once: each entry is
+// evaluated exactly as RolloutEvaluator(seed of the game that added it) would, so a game keeps its
+// own playouts whichever games share its batch. Entries are tagged (Tag) after they are gathered;
+// untagged entries use seed 0; tags are dropped after each Evaluate. Not thread-safe.
+template <Game G>
+class GameSeededRolloutEvaluator final : public Evaluator<G> {
+ public:
+  // Entries [begin, end) of the next batch come from the game of `seed`.
+  void Tag(int begin, int end, uint64_t seed) {
+    if (int(seeds_.size()) < end) seeds_.resize(size_t(end), 0);
+    for (int i = begin; i < end; ++i) seeds_[size_t(i)] = seed;
+  }
+
+  void Evaluate(EvalBatch<G>& batch) override {
+    seeds_.resize(size_t(batch.size()), 0);
+    for (int begin = 0; begin < batch.size();) {
+      int end = begin + 1;
+      while (end < batch.size() && seeds_[size_t(end)] == seeds_[size_t(begin)]) ++end;
+      // The run [begin, end) of one game, evaluated as that game's own batch would be.
+      run_.Clear();
+      for (int i = begin; i < end; ++i) {
+        run_.Add(batch.position(i), batch.moves(i).data(), batch.num_moves(i),
+                 batch.repetition_count(i));
+      }
+      RolloutEvaluator<G>(seeds_[size_t(begin)]).Evaluate(run_);
+      for (int i = begin; i < end; ++i) {
+        const std::span<const float> priors = std::as_const(run_).priors(i - begin);
+        std::copy(priors.begin(), priors.end(), batch.priors(i).begin());
+        batch.value(i) = run_.value(i - begin);
+        batch.set_cacheable(i, run_.cacheable(i - begin));
+      }
+      begin = end;
+    }
+    seeds_.clear();
+  }
+
+ private:
+  std::vector<uint64_t> seeds_;  // [batch] seed of each entry's game
+  EvalBatch<G> run_;             // [entries of one game]
+};
+
+// MCTS with random playouts (one playout per leaf, at most 400 plies), seeded per game.
+template <Game G>
+class RolloutPlayer final : public SearchPlayer<G> {
+ public:
+  RolloutPlayer(std::shared_ptr<GameSeededRolloutEvaluator<G>> rollouts, int simulations)
+      : SearchPlayer<G>(rollouts, simulations, int64_t(simulations) * 256 + 4096),
+        rollouts_(std::move(rollouts)) {}
+  void NewGame(uint64_t seed) override {
+    seed_ = seed;
+    SearchPlayer<G>::NewGame(seed);
+  }
+  int GatherLeaves(EvalBatch<G>& batch) override {
+    const int begin = batch.size();
+    const int added = SearchPlayer<G>::GatherLeaves(batch);
+    rollouts_->Tag(begin, batch.size(), seed_);
+    return added;
+  }
+
+ private:
+  std::shared_ptr<GameSeededRolloutEvaluator<G>> rollouts_;
+  uint64_t seed_ = 0;
+};
+
+// What all the games of one player share: the evaluator of an MCTS player (a net is loaded once
+// per player, not per game), null for the other kinds. Throws vz::Error on an unreadable net file
+// or one built for another game.
+template <Game G>
+std::shared_ptr<Evaluator<G>> MakePlayerEvaluator(const PlayerSpec& spec) {
+  if (spec.kind == "rollout") return std::make_shared<GameSeededRolloutEvaluator<G>>();
+#if VZ_HAVE_TORCH
+  if (spec.kind == "net") return nets::MakeTorchEvaluator<G>(spec.file, "cpu");
+#endif
+  return nullptr;
+}
+
+// Builds the player of `spec` (see PlayerSpec::Parse) for one game at a time, sharing `evaluator`
+// (MakePlayerEvaluator(spec); required for rollout and net players) with the other players of the
+// same spec. Throws vz::Error on an unknown kind or a missing or unfit evaluator.
+template <Game G>
+std::unique_ptr<Player<G>> MakePlayer(const PlayerSpec& spec,
+                                      std::shared_ptr<Evaluator<G>> evaluator) {
+  if (spec.kind == "random") return std::make_unique<RandomPlayer<G>>();
+  if (spec.kind == "alphabeta") return std::make_unique<AlphaBetaPlayer<G>>(spec.value);
+  if (spec.kind == "rollout") {
+    auto rollouts = std::dynamic_pointer_cast<GameSeededRolloutEvaluator<G>>(evaluator);
+    if (!rollouts) throw Error("player '" + spec.text + "': needs its rollout evaluator");
+    return std::make_unique<RolloutPlayer<G>>(std::move(rollouts), spec.value);
+  }
+  if (spec.kind == "net") {
+    if (!evaluator) throw Error("player '" + spec.text + "': needs its net evaluator");
+    return std::make_unique<SearchPlayer<G>>(std::move(evaluator), spec.value,
+                                             SearchParams().max_nodes);
+  }
+  throw Error("player '" + spec.text + "': unknown kind");
+}
+
+// The player of `spec` with an evaluator of its own. Throws as MakePlayerEvaluator and MakePlayer.
 template <Game G>
 std::unique_ptr<Player<G>> MakePlayer(const PlayerSpec& spec) {
-  if (spec.kind == "random") return std::make_unique<RandomPlayer<G>>();
-  if (spec.kind == "rollout") return std::make_unique<RolloutPlayer<G>>(spec.value);
-  if (spec.kind == "alphabeta") return std::make_unique<AlphaBetaPlayer<G>>(spec.value);
-#if VZ_HAVE_TORCH
-  if (spec.kind == "net") return std::make_unique<NetPlayer<G>>(spec.file, spec.value);
-#endif
-  throw Error("player '" + spec.text + "': unknown kind");
+  return MakePlayer<G>(spec, MakePlayerEvaluator<G>(spec));
 }
 
 }  // namespace vz

@@ -55,6 +55,7 @@ EloEstimate EstimateElo(const Pentanomial& pentanomial) {
   estimate.elo = EloFromScore(estimate.score);
   estimate.elo_low = EloFromScore(estimate.score - 1.959963985 * standard_error);
   estimate.elo_high = EloFromScore(estimate.score + 1.959963985 * standard_error);
+  estimate.interval_defined = n >= 2 && standard_error > 0.0;
   return estimate;
 }
 

@@ -39,6 +39,9 @@ struct EloEstimate {
   double elo = 0.0;      // Elo difference player 1 - player 2
   double elo_low = 0.0;  // 95% interval (score +- 1.96 standard errors, mapped to Elo)
   double elo_high = 0.0;
+  // False when the interval says nothing: fewer than 2 pairs, or every pair scored the same
+  // (zero sample variance, e.g. a whitewash), where the formula gives a zero-width interval.
+  bool interval_defined = false;
 };
 
 // Elo difference with its 95% interval from pentanomial counts. With no pairs: all zero.

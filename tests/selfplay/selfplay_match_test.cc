@@ -1,11 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "engine/core/error.h"
+#include "engine/games.h"
 #include "selfplay/ladder.h"
 #include "selfplay/match.h"
+#include "selfplay/match_games.h"
 #include "selfplay/player.h"
 #include "selfplay/record.h"
 
@@ -115,6 +119,116 @@ TEST(SelfplayMatchTest, BadInputThrows) {
   config.openings = "";
   config.player2 = "rollout:";
   EXPECT_THROW(RunMatch("chad", config), Error);
+}
+
+// Counts the calls and batch sizes of the evaluator it wraps.
+template <Game G>
+class CountingEvaluator final : public Evaluator<G> {
+ public:
+  explicit CountingEvaluator(Evaluator<G>& inner) : inner_(inner) {}
+  void Evaluate(EvalBatch<G>& batch) override {
+    ++calls;
+    positions += batch.size();
+    max_batch = std::max(max_batch, batch.size());
+    inner_.Evaluate(batch);
+  }
+  int64_t calls = 0;
+  int64_t positions = 0;
+  int max_batch = 0;
+
+ private:
+  Evaluator<G>& inner_;
+};
+
+// K games between two MCTS players in lockstep: one evaluator call per player per round that has
+// leaves, batches that hold several games' leaves (each search gives one leaf per round, so a
+// batch above 1 spans games), and every game the same as when played alone with its seeds.
+TEST(SelfplayMatchTest, LockstepBatchesAcrossGamesAndMatchesGamesAlone) {
+  using G = chad::ChadGame;
+  MatchConfig config;
+  config.player1 = "rollout:12";
+  config.player2 = "rollout:6";
+  config.max_plies = 16;
+  config.openings = "random:2";
+  config.concurrency = 6;
+  config.seed = 7;
+  const int num_pairs = 4;  // 8 games, 6 in flight
+  const PlayerSpec specs[2] = {PlayerSpec::Parse(config.player1),
+                               PlayerSpec::Parse(config.player2)};
+  std::shared_ptr<Evaluator<G>> shared[2] = {MakePlayerEvaluator<G>(specs[0]),
+                                             MakePlayerEvaluator<G>(specs[1])};
+  CountingEvaluator<G> counters[2] = {CountingEvaluator<G>(*shared[0]),
+                                      CountingEvaluator<G>(*shared[1])};
+  LockstepSide<G> sides[2];
+  for (int side = 0; side < 2; ++side) {
+    sides[side].make = [&specs, &shared, side] { return MakePlayer<G>(specs[side], shared[side]); };
+    sides[side].evaluator = &counters[side];
+  }
+  auto opening = [](int pair) {
+    // The openings RunMatch would use for random:2 are not exposed; any fixed start per pair will
+    // do, as long as the games alone below use the same.
+    GameState<G> game;
+    for (int ply = 0; ply < 2; ++ply) {
+      const auto& moves = game.legal_moves();
+      game.Play(moves[(pair * 7 + ply * 3) % moves.size]);
+    }
+    return game;
+  };
+  std::map<int, MatchGame> lockstep_games;
+  const LockstepStats stats =
+      PlayLockstep<G>(config, num_pairs, sides, opening, [&](int, MatchGame(&games)[2]) {
+        for (const MatchGame& game : games) lockstep_games[game.index] = game;
+        return true;
+      });
+  ASSERT_EQ(lockstep_games.size(), size_t(2 * num_pairs));
+  for (int side = 0; side < 2; ++side) {
+    EXPECT_EQ(counters[side].calls, stats.evaluator_calls[side]);
+    EXPECT_LE(counters[side].calls, stats.rounds);
+    EXPECT_GT(counters[side].calls, 0);
+    EXPECT_EQ(counters[side].positions, stats.evaluated[side]);
+    EXPECT_GT(counters[side].max_batch, 1);
+    // Far fewer calls than positions: games share batches.
+    EXPECT_GT(double(counters[side].positions) / double(counters[side].calls), 2.0);
+  }
+  // Each round is one call per side with leaves: together at most two calls per round.
+  EXPECT_LE(counters[0].calls + counters[1].calls, 2 * stats.rounds);
+  EXPECT_GE(counters[0].calls + counters[1].calls, stats.rounds);
+
+  for (int index = 0; index < 2 * num_pairs; ++index) {
+    const bool player1_white = index % 2 == 0;
+    auto player1 = MakePlayer<G>(specs[0]);
+    auto player2 = MakePlayer<G>(specs[1]);
+    const MatchGame alone =
+        PlayGame<G>(opening(index / 2), player1_white ? *player1 : *player2,
+                    player1_white ? *player2 : *player1, config, player1_white, index);
+    EXPECT_EQ(alone.record, lockstep_games[index].record) << "game " << index;
+    EXPECT_EQ(alone.plies, lockstep_games[index].plies);
+  }
+}
+
+// Through RunMatch: the same games whatever the concurrency, and the evaluator counts reported.
+TEST(SelfplayMatchTest, LockstepMatchDoesNotDependOnConcurrency) {
+  MatchConfig config;
+  config.player1 = "rollout:8";
+  config.player2 = "alphabeta:1";
+  config.games = 6;
+  config.max_plies = 12;
+  config.openings = "random:2";
+  config.concurrency = 1;
+  const MatchSummary alone = RunMatch("chad", config);
+  config.concurrency = 6;
+  const MatchSummary together = RunMatch("chad", config);
+  ASSERT_EQ(alone.games.size(), 6u);
+  ASSERT_EQ(together.games.size(), 6u);
+  std::map<int, std::string> records;
+  for (const MatchGame& game : alone.games) records[game.index] = game.record;
+  for (const MatchGame& game : together.games) EXPECT_EQ(records[game.index], game.record);
+  EXPECT_EQ(alone.wins, together.wins);
+  EXPECT_EQ(alone.draws, together.draws);
+  EXPECT_EQ(alone.evaluated[0], together.evaluated[0]);
+  EXPECT_GT(alone.evaluator_calls[0], together.evaluator_calls[0]);
+  EXPECT_EQ(together.evaluator_calls[1], 0);
+  EXPECT_NE(together.Report(config).find("player 1 evaluator:"), std::string::npos);
 }
 
 TEST(SelfplayMatchTest, LadderOrdersBaselines) {

@@ -34,6 +34,23 @@ TEST(SelfplayStatsTest, PentanomialSymmetricCase) {
   EXPECT_NEAR(e.elo_low, -125.5748, 1e-3);
 }
 
+// A whitewash (every pair 2-0) or a single pair has no sample variance: the interval is undefined
+// rather than zero-width.
+TEST(SelfplayStatsTest, IntervalUndefinedWithoutVariance) {
+  Pentanomial whitewash;
+  whitewash.AddPair(4);
+  whitewash.AddPair(4);
+  whitewash.AddPair(4);
+  EXPECT_FALSE(EstimateElo(whitewash).interval_defined);
+  Pentanomial single;
+  single.AddPair(3);
+  EXPECT_FALSE(EstimateElo(single).interval_defined);
+  Pentanomial mixed;
+  mixed.AddPair(4);
+  mixed.AddPair(2);
+  EXPECT_TRUE(EstimateElo(mixed).interval_defined);
+}
+
 // Pairs 1/2, 3/4, 3/4, 1: mean 3/4 (Elo 400 log10 3 = 190.85), the same variance 1/32, interval
 // [0.5768, 0.9232] -> [53.76, 432.07] Elo.
 TEST(SelfplayStatsTest, PentanomialAsymmetricCase) {
@@ -47,6 +64,7 @@ TEST(SelfplayStatsTest, PentanomialAsymmetricCase) {
   EXPECT_NEAR(e.elo, 190.8485, 1e-3);
   EXPECT_NEAR(e.elo_low, 53.7648, 1e-3);
   EXPECT_NEAR(e.elo_high, 432.0669, 1e-3);
+  EXPECT_TRUE(e.interval_defined);
   EXPECT_THROW(p.AddPair(5), Error);
 }
 
