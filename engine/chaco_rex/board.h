@@ -182,12 +182,13 @@ VZ_HD VZ_FORCE_INLINE int NearestOnRay(Bitboard blockers, int direction) {
   return IsIncreasing(direction) ? LowestCell(blockers) : HighestCell(blockers);
 }
 
-// Cells a rook on `cell` reaches (the first occupied cell of each line included; the caller
-// removes its own pieces).
-VZ_HD VZ_FORCE_INLINE Bitboard OrthogonalAttacks(int cell, Bitboard occupied) {
+// Cells reached from `cell` along the six rays first_direction .. first_direction + 5 (three
+// increasing-index rays, then their three decreasing-index opposites), the first occupied cell of
+// each ray included; the caller removes its own pieces.
+VZ_HD VZ_FORCE_INLINE Bitboard SliderAttacks(int cell, Bitboard occupied, int first_direction) {
   const StepTables& t = Steps();
   Bitboard result = 0;
-  for (int d = 0; d < 3; ++d) {
+  for (int d = first_direction; d < first_direction + 3; ++d) {
     Bitboard ray = t.ray[cell][d];
     Bitboard blockers = ray & occupied;
     if (blockers) ray ^= t.ray[LowestCell(blockers)][d];
@@ -200,22 +201,15 @@ VZ_HD VZ_FORCE_INLINE Bitboard OrthogonalAttacks(int cell, Bitboard occupied) {
   return result;
 }
 
-// Cells a bishop on `cell` reaches: only the cells it lands on block, never the two cells beside
-// a diagonal step, because the rays hold landing cells only.
+// Cells a rook on `cell` reaches (the orthogonal rays 0-5).
+VZ_HD VZ_FORCE_INLINE Bitboard OrthogonalAttacks(int cell, Bitboard occupied) {
+  return SliderAttacks(cell, occupied, 0);
+}
+
+// Cells a bishop on `cell` reaches (the diagonal rays 6-11): only the cells it lands on block,
+// never the two cells beside a diagonal step, because the rays hold landing cells only.
 VZ_HD VZ_FORCE_INLINE Bitboard DiagonalAttacks(int cell, Bitboard occupied) {
-  const StepTables& t = Steps();
-  Bitboard result = 0;
-  for (int d = 6; d < 9; ++d) {
-    Bitboard ray = t.ray[cell][d];
-    Bitboard blockers = ray & occupied;
-    if (blockers) ray ^= t.ray[LowestCell(blockers)][d];
-    result |= ray;
-    ray = t.ray[cell][d + 3];
-    blockers = ray & occupied;
-    if (blockers) ray ^= t.ray[HighestCell(blockers)][d + 3];
-    result |= ray;
-  }
-  return result;
+  return SliderAttacks(cell, occupied, 6);
 }
 
 }  // namespace vz::chaco_rex
