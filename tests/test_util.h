@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/core/types.h"
 
 namespace vz::testing {
 
@@ -46,6 +48,32 @@ float PlaneSum(const std::vector<float>& planes, int plane) {
   for (int i = 0; i < E::kHeight * E::kWidth; ++i)
     sum += planes[size_t(plane) * E::kHeight * E::kWidth + i];
   return sum;
+}
+
+// Checks that board symmetry `symmetry` of encoding E maps position p to q: every plane entry of
+// p lands on E::SymmetricCell's image in q, and the policy indices of p's legal moves, mapped by
+// E::SymmetricAction, are exactly those of q's legal moves. G is the game, E its InputEncoding.
+template <class G, class E>
+void ExpectSymmetryMapsPlanesAndMoves(const typename G::Position& p, const typename G::Position& q,
+                                      int symmetry) {
+  const std::vector<float> a = EncodePlanes<E>(p), b = EncodePlanes<E>(q);
+  for (int plane = 0; plane < E::kPlanes; ++plane) {
+    for (int row = 0; row < E::kHeight; ++row) {
+      for (int column = 0; column < E::kWidth; ++column) {
+        int r, c;
+        E::SymmetricCell(symmetry, row, column, r, c);
+        ASSERT_EQ(PlaneAt<E>(a, plane, row, column), PlaneAt<E>(b, plane, r, c))
+            << "plane " << plane << " row " << row << " column " << column;
+      }
+    }
+  }
+  typename G::MoveList moves, image;
+  G::GenerateMoves(p, moves);
+  G::GenerateMoves(q, image);
+  std::set<int> expected, actual;
+  for (Move m : moves) expected.insert(E::SymmetricAction(symmetry, E::PolicyIndex(p, m)));
+  for (Move m : image) actual.insert(E::PolicyIndex(q, m));
+  ASSERT_EQ(expected, actual);
 }
 
 }  // namespace vz::testing

@@ -79,22 +79,8 @@ TEST(ChacoRexEncodingTest, FileMirrorMapsPlanesAndLegalMoves) {
       G::GenerateMoves(p, moves);
       if (moves.size == 0) break;
       const Position q = MirrorFiles(p);
-      const auto a = EncodePlanes<E>(p), b = EncodePlanes<E>(q);
-      for (int plane = 0; plane < E::kPlanes; ++plane) {
-        for (int row = 0; row < E::kHeight; ++row) {
-          for (int column = 0; column < E::kWidth; ++column) {
-            int r, c;
-            E::SymmetricCell(1, row, column, r, c);
-            ASSERT_EQ(PlaneAt<E>(a, plane, row, column), PlaneAt<E>(b, plane, r, c));
-          }
-        }
-      }
-      G::MoveList image;
-      G::GenerateMoves(q, image);
-      std::set<int> expected, actual;
-      for (Move m : moves) expected.insert(E::SymmetricAction(1, E::PolicyIndex(p, m)));
-      for (Move m : image) actual.insert(E::PolicyIndex(q, m));
-      ASSERT_EQ(expected, actual);
+      vz::testing::ExpectSymmetryMapsPlanesAndMoves<G, E>(p, q, 1);
+      if (HasFatalFailure()) return;
       ++checked;
       state = SplitMix64(state);
       G::ApplyMove(p, moves[int(state % uint64_t(moves.size))]);
