@@ -10,6 +10,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/types.h"
+#include "engine/core/zobrist.h"
 
 namespace vz::testing {
 
@@ -74,6 +75,29 @@ void ExpectSymmetryMapsPlanesAndMoves(const typename G::Position& p, const typen
   for (Move m : moves) expected.insert(E::SymmetricAction(symmetry, E::PolicyIndex(p, m)));
   for (Move m : image) actual.insert(E::PolicyIndex(q, m));
   ASSERT_EQ(expected, actual);
+}
+
+// Plays `games` pseudo-random games (SplitMix64 from `seed`) of at most `plies` plies from the
+// start and checks ExpectSymmetryMapsPlanesAndMoves(p, image(p), symmetry) at every position that
+// has a legal move. Returns the number of positions checked (stops at the first fatal failure).
+template <class G, class E, class Image>
+int ExpectSymmetryOverRandomGames(Image image, int symmetry, int games, int plies, uint64_t seed) {
+  uint64_t state = seed;
+  int checked = 0;
+  for (int game = 0; game < games; ++game) {
+    typename G::Position p = G::InitialPosition();
+    for (int ply = 0; ply < plies; ++ply) {
+      typename G::MoveList moves;
+      G::GenerateMoves(p, moves);
+      if (moves.size == 0) break;
+      ExpectSymmetryMapsPlanesAndMoves<G, E>(p, image(p), symmetry);
+      if (::testing::Test::HasFatalFailure()) return checked;
+      ++checked;
+      state = SplitMix64(state);
+      G::ApplyMove(p, moves[int(state % uint64_t(moves.size))]);
+    }
+  }
+  return checked;
 }
 
 }  // namespace vz::testing

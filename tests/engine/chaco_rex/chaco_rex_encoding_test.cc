@@ -70,22 +70,10 @@ Position MirrorFiles(const Position& p) {
 }
 
 TEST(ChacoRexEncodingTest, FileMirrorMapsPlanesAndLegalMoves) {
-  uint64_t state = 5;
-  int checked = 0;
-  for (int game = 0; game < 6; ++game) {
-    Position p = G::InitialPosition();
-    for (int ply = 0; ply < 80; ++ply) {
-      G::MoveList moves;
-      G::GenerateMoves(p, moves);
-      if (moves.size == 0) break;
-      const Position q = MirrorFiles(p);
-      vz::testing::ExpectSymmetryMapsPlanesAndMoves<G, E>(p, q, 1);
-      if (HasFatalFailure()) return;
-      ++checked;
-      state = SplitMix64(state);
-      G::ApplyMove(p, moves[int(state % uint64_t(moves.size))]);
-    }
-  }
+  const int checked =
+      vz::testing::ExpectSymmetryOverRandomGames<G, E>(MirrorFiles, 1, /*games=*/6, /*plies=*/80,
+                                                       /*seed=*/5);
+  if (HasFatalFailure()) return;
   EXPECT_GT(checked, 200);
   for (int action = kNumCells * kNumCells; action < E::kNumActions; ++action) {
     EXPECT_EQ(E::SymmetricAction(1, E::SymmetricAction(1, action)), action);

@@ -76,22 +76,10 @@ Position Transpose(const Position& p) {
 }
 
 TEST(ChadEncodingTest, DiagonalReflectionMapsPlanesAndLegalMoves) {
-  uint64_t state = 3;
-  int checked = 0;
-  for (int game = 0; game < 6; ++game) {
-    Position p = G::InitialPosition();
-    for (int ply = 0; ply < 60; ++ply) {
-      G::MoveList moves;
-      G::GenerateMoves(p, moves);
-      if (moves.size == 0) break;
-      const Position q = Transpose(p);
-      vz::testing::ExpectSymmetryMapsPlanesAndMoves<G, E>(p, q, 1);
-      if (HasFatalFailure()) return;
-      ++checked;
-      state = SplitMix64(state);
-      G::ApplyMove(p, moves[int(state % uint64_t(moves.size))]);
-    }
-  }
+  const int checked =
+      vz::testing::ExpectSymmetryOverRandomGames<G, E>(Transpose, 1, /*games=*/6, /*plies=*/60,
+                                                       /*seed=*/3);
+  if (HasFatalFailure()) return;
   EXPECT_GT(checked, 200);
   for (int action : {0, 95, 13823, 4000}) {
     EXPECT_EQ(E::SymmetricAction(1, E::SymmetricAction(1, action)), action);
