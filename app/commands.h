@@ -15,9 +15,12 @@ void AddSearchCommand(CLI::App& app);
 void AddBenchCommand(CLI::App& app);
 void AddMatchCommand(CLI::App& app);
 void AddLadderCommand(CLI::App& app);
+void AddReportCommand(CLI::App& app);
 #if defined(VZ_HAVE_TORCH)
 void AddNetCommand(CLI::App& app);
 void AddNnBenchCommand(CLI::App& app);
+void AddTrainCommand(CLI::App& app);
+void AddExportCommand(CLI::App& app);
 #endif
 
 }  // namespace vz::app

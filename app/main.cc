@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   vz::app::AddBenchCommand(app);
   vz::app::AddMatchCommand(app);
   vz::app::AddLadderCommand(app);
+  vz::app::AddReportCommand(app);
 #if defined(VZ_HAVE_TORCH)
   // LibTorch's CPU threads: VZ_TORCH_THREADS, default 1. Search batches are small and OpenMP's
   // busy waiting with one thread per core made a net search 10-40x slower on a loaded machine;
@@ -51,6 +52,8 @@ int main(int argc, char** argv) {
   vz::nets::InstallNetEvaluators();
   vz::app::AddNetCommand(app);
   vz::app::AddNnBenchCommand(app);
+  vz::app::AddTrainCommand(app);
+  vz::app::AddExportCommand(app);
 #endif
   // CLI11 would only say "A subcommand is required" for a mistyped command.
   std::string known;

@@ -11,6 +11,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/zobrist.h"
+#include "nets/fresh_net.h"
 #include "nets/model.h"
 
 namespace vz::nets {
@@ -280,6 +281,27 @@ NetFile Trainer::ExportNet(uint64_t games, const std::string& parent,
 }
 
 int64_t Trainer::step() const { return impl_->step; }
+
+NetFile ExportCheckpoint(const std::string& path, uint64_t games) {
+  std::string header_bytes;
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path, torch::kCPU);
+    torch::Tensor header;
+    if (!archive.try_read("header", header)) {
+      throw Error(fmt::format("checkpoint {}: not a vzero checkpoint (no net header)", path));
+    }
+    header_bytes = TensorBytes(header);
+  } catch (const c10::Error& error) {
+    throw Error(
+        fmt::format("checkpoint {}: cannot load it: {}", path, error.what_without_backtrace()));
+  }
+  const NetFile header = ParseNetFile(header_bytes, path);
+  TrainerOptions options;
+  Trainer trainer(FreshNet(header, 0), options);
+  trainer.LoadCheckpoint(path);
+  return trainer.ExportNet(games);
+}
 
 uint64_t Trainer::NextRandom() {
   impl_->random_state += 0x9E3779B97F4A7C15ull;

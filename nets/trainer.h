@@ -106,4 +106,10 @@ class Trainer {
   std::unique_ptr<Impl> impl_;
 };
 
+// The weights of the checkpoint at `path` (any Trainer's SaveCheckpoint) as a net file, without
+// knowing its game or architecture beforehand (the checkpoint carries its net header); provenance
+// training_steps = the checkpoint's step, games = `games`, created now. Throws vz::Error naming
+// the path if it cannot be read or is not a vzero checkpoint.
+NetFile ExportCheckpoint(const std::string& path, uint64_t games = 0);
+
 }  // namespace vz::nets

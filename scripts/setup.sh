@@ -16,7 +16,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git python3 python3-venv
   libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
+  libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev zlib1g-dev
   gnuplot-nox hyperfine
 )
 

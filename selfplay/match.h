@@ -14,6 +14,7 @@
 // (for a net player up to floating-point differences between batch sizes); only the order of
 // completion and which pairs are played before an SPRT stop do.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -21,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/core/error.h"
 #include "engine/core/types.h"
 #include "selfplay/stats.h"
 
@@ -46,6 +48,15 @@ struct MatchConfig {
   int material_margin = 200;
   uint64_t seed = 1;
   bool live = false;  // rewrite a score line on stderr after every game
+  // When set and true, the match is abandoned between two moves (vz::MatchStopped is thrown);
+  // the training loop's SIGINT/SIGTERM handler sets it so that a gating match stops within seconds.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+// Thrown by RunMatch when MatchConfig::stop became true.
+class MatchStopped : public Error {
+ public:
+  MatchStopped() : Error("match stopped before its end") {}
 };
 
 // One finished game of a match.

@@ -81,6 +81,7 @@ MatchGame PlayGame(const GameState<G>& opening, Player<G>& white, Player<G>& bla
   black.NewGame(SplitMix64(seed));
   const size_t opening_plies = opening.moves().size();
   while (!GameOver(game, opening_plies, config)) {
+    if (config.stop != nullptr && config.stop->load()) throw MatchStopped();
     Player<G>& mover = G::SideToMove(game.position()) == Color::kWhite ? white : black;
     game.Play(mover.ChooseMove(game));
   }
@@ -226,6 +227,7 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
     }
   };
   for (;;) {
+    if (config.stop != nullptr && config.stop->load()) throw MatchStopped();
     for (Slot& slot : slots) advance(slot);
     bool waiting[2] = {false, false};  // some game waits for this side's round
     for (const Slot& slot : slots) {

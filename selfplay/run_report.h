@@ -1,0 +1,32 @@
+#pragma once
+
+// Plots and a summary of a training run (`vzero train` draws them at its end, `vzero report
+// RUN_DIR` redraws them): read from the run's metrics.jsonl (selfplay/train_loop.h), drawn with
+// gnuplot (an external, packaged tool: `gnuplot` must be on the PATH) as SVG files in RUN_DIR/plots:
+//   losses.svg    total, policy and value loss against the training step
+//   strength.svg  gating Elo of each candidate against the best (with its 95% interval) and the
+//                 cumulative Elo of the promoted nets, against the step
+//   selfplay.svg  self-play positions per second and mean game length, against games played
+
+#include <string>
+#include <vector>
+
+namespace vz {
+
+// Counts and last values read from RUN_DIR/metrics.jsonl.
+struct RunMetricsSummary {
+  int lines = 0;           // JSON objects read
+  int bad_lines = 0;       // lines that are not JSON objects (e.g. cut by a kill), skipped
+  int train_points = 0, selfplay_points = 0, gating_points = 0, evaluation_points = 0;
+  std::string text;        // a few lines for people: last losses, gating results, evaluation
+};
+
+// Reads RUN_DIR/metrics.jsonl. Throws vz::Error naming the file if it cannot be read.
+RunMetricsSummary SummarizeRunMetrics(const std::string& run_dir);
+
+// Writes the data files and the gnuplot script into RUN_DIR/plots and runs gnuplot on it. Returns
+// the paths of the plots drawn (a plot with no data is skipped). Throws vz::Error naming the file
+// when metrics.jsonl cannot be read, and naming gnuplot when it is missing or fails.
+std::vector<std::string> DrawRunPlots(const std::string& run_dir);
+
+}  // namespace vz

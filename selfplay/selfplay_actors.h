@@ -1,0 +1,320 @@
+#pragma once
+
+// The actors of the training loop: many self-play games of one network in one thread, advanced in
+// lockstep so that every round is ONE batched evaluator call over the leaves of all the games in
+// flight (engine/search/lockstep_runner.h's idea; AlphaZero's self-play, with KataGo's and Lc0's
+// practice for resignation and over-long games).
+//
+// Each move is a Gumbel search (Danihelka et al., ICLR 2022) of SelfPlayConfig::simulations
+// simulations with tree reuse; its improved policy is the move's policy target. A game begins with
+// `random_opening_plies` uniformly random plies (diversity; recorded without targets), then the
+// first `temperature_plies` moves are sampled from the improved policy at `temperature`; after
+// that the move is Gumbel's sequential-halving winner (which already explores through its Gumbel
+// sample). A side resigns when its root expected score (W + D/2) stays below `resign_threshold`
+// for `resign_consecutive_plies` of its own moves in a row, except in a `resign_disabled_fraction`
+// share of games, which play on and record whether (and for which side) they would have resigned,
+// so that wrong resignations are measured. A game still running after `max_plies` plies is
+// adjudicated as configured (draw, or by material count) and recorded as such.
+//
+// Deterministic: game k's random choices come from the actor seed and k alone. Not thread-safe.
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/alphabeta/evaluation.h"
+#include "engine/core/game_state.h"
+#include "engine/core/zobrist.h"
+#include "engine/search/evaluator.h"
+#include "engine/search/mcts.h"
+#include "engine/search/policy.h"
+#include "proto/train.pb.h"
+
+namespace vz {
+
+// Counts of the games an actor set finished (monotone; summed over the run by the caller).
+struct ActorStats {
+  int64_t games = 0;
+  int64_t positions = 0;  // moves with a policy target (training samples)
+  int64_t plies = 0;      // all moves, random opening plies included
+  int64_t rounds = 0;     // evaluator calls
+  int64_t evaluated = 0;  // positions evaluated
+  int64_t white_wins = 0, draws = 0, black_wins = 0;
+  int64_t resigned = 0;     // games ended by resignation
+  int64_t adjudicated = 0;  // over-long games
+  int64_t resign_disabled = 0;      // games played without resignation
+  int64_t would_have_resigned = 0;  // ... of which the value crossed the resignation threshold
+  int64_t false_resignations = 0;   // ... and the side that would have resigned did not lose
+};
+
+// The +1 / 0 / -1 result of `status` from White's view.
+inline int ResultFromWhite(Status status) {
+  return status == Status::kWhiteWins ? 1 : status == Status::kBlackWins ? -1 : 0;
+}
+
+template <Game G>
+class SelfPlayActors {
+ public:
+  // `config` must be valid (ValidateTrainConfig). Game numbers start at `first_game_index` (so a
+  // resumed run continues its numbering); `worker` and `config_hash` are copied into every record.
+  SelfPlayActors(const proto::SelfPlayConfig& config, uint64_t seed, int64_t first_game_index,
+                 std::string worker, uint64_t config_hash)
+      : config_(config),
+        seed_(seed),
+        next_index_(first_game_index),
+        worker_(std::move(worker)),
+        config_hash_(config_hash),
+        slots_(size_t(std::max<uint32_t>(1, config.concurrent_games()))) {
+    params_.gumbel = true;
+    params_.gumbel_max_considered = int(config.gumbel_max_considered());
+    params_.gumbel_c_visit = config.gumbel_c_visit();
+    params_.gumbel_c_scale = config.gumbel_c_scale();
+    params_.leaves_per_round = 1;
+    // Self-play trees stay small (budget x moves); the cap only guards memory.
+    params_.max_nodes = int64_t{1} << 20;
+  }
+
+  // The net id recorded in the games started from now on.
+  void set_net_id(std::string net_id) { net_id_ = std::move(net_id); }
+
+  // Plays every game on until its side to move waits for an evaluation, evaluates all their leaves
+  // with ONE call of `evaluator`, and backs the results up. Games that end are appended to
+  // `finished` and their slots start new games at once. Returns the number of positions evaluated.
+  // Throws what the evaluator throws (the leaves in flight are then cancelled).
+  int RunRound(Evaluator<G>& evaluator, std::vector<proto::GameRecord>& finished) {
+    for (Slot& slot : slots_) Advance(slot, finished);
+    batch_.Clear();
+    for (Slot& slot : slots_) slot.search->GatherLeaves(batch_);
+    if (batch_.size() > 0) {
+      try {
+        evaluator.Evaluate(batch_);
+      } catch (...) {
+        for (Slot& slot : slots_) slot.search->CancelPending();
+        throw;
+      }
+      ++stats_.rounds;
+      stats_.evaluated += batch_.size();
+    }
+    for (Slot& slot : slots_) slot.search->ApplyEvaluations(batch_);
+    return batch_.size();
+  }
+
+  const ActorStats& stats() const { return stats_; }
+  int64_t next_game_index() const { return next_index_; }
+  int concurrent_games() const { return int(slots_.size()); }
+
+ private:
+  struct Slot {
+    bool active = false;
+    bool searching = false;
+    GameState<G> game;
+    std::unique_ptr<Mcts<G>> search;
+    proto::GameRecord record;
+    uint64_t random = 0;          // SplitMix64 stream of this game
+    int below[2] = {0, 0};        // consecutive own moves under the resignation threshold
+    int opening_plies = 0;        // random plies played at the start
+  };
+
+  static uint64_t Next(uint64_t& state) {
+    state += 0x9E3779B97F4A7C15ull;
+    return SplitMix64(state);
+  }
+  static double Uniform(uint64_t& state) { return double(Next(state) >> 11) * 0x1.0p-53; }
+
+  void StartGame(Slot& slot) {
+    const int64_t index = next_index_++;
+    slot.active = true;
+    slot.searching = false;
+    slot.random = SplitMix64(seed_ * 0x100000001B3ull + uint64_t(index));
+    SearchParams params = params_;
+    params.seed = Next(slot.random);
+    slot.search = std::make_unique<Mcts<G>>(params);
+    slot.game = GameState<G>();
+    slot.below[0] = slot.below[1] = 0;
+    slot.record.Clear();
+    slot.record.set_game(std::string(G::kName));
+    slot.record.set_rules_version(1);
+    slot.record.set_net_id(net_id_);
+    slot.record.set_config_hash(config_hash_);
+    slot.record.set_start_fen(G::FormatPosition(slot.game.position()));
+    slot.record.set_index(uint64_t(index));
+    slot.record.set_worker(worker_);
+    slot.record.set_resign_disabled(config_.resign_threshold() > 0.0f &&
+                                    Uniform(slot.random) < config_.resign_disabled_fraction());
+    // Random opening plies (no training targets).
+    slot.opening_plies = 0;
+    for (uint32_t ply = 0; ply < config_.random_opening_plies(); ++ply) {
+      if (slot.game.outcome().IsTerminal()) break;
+      const auto& legal = slot.game.legal_moves();
+      const Move move = legal[int((Next(slot.random) >> 32) * uint64_t(legal.size) >> 32)];
+      proto::MoveRecord* record = slot.record.add_moves();
+      record->set_move(G::FormatMove(slot.game.position(), move));
+      record->set_has_target(false);
+      slot.game.Play(move);
+      ++slot.opening_plies;
+    }
+  }
+
+  bool OverLong(const Slot& slot) const {
+    return slot.game.moves().size() >= size_t(config_.max_plies());
+  }
+
+  // Ends the game of `slot` with `status`, `reason` (and flags) and hands its record over.
+  void Finish(Slot& slot, Status status, const std::string& reason,
+              std::vector<proto::GameRecord>& finished) {
+    proto::GameRecord& record = slot.record;
+    record.set_result(ResultFromWhite(status));
+    record.set_reason(reason);
+    ++stats_.games;
+    stats_.plies += int64_t(slot.game.moves().size());
+    for (const proto::MoveRecord& move : record.moves()) stats_.positions += move.has_target();
+    (status == Status::kWhiteWins ? stats_.white_wins
+     : status == Status::kBlackWins ? stats_.black_wins
+                                    : stats_.draws)++;
+    stats_.resigned += record.resigned();
+    stats_.adjudicated += record.adjudicated();
+    if (record.resign_disabled()) {
+      ++stats_.resign_disabled;
+      if (record.would_have_resigned()) {
+        ++stats_.would_have_resigned;
+        // A wrong resignation: the side that would have resigned did not lose.
+        if (record.result() != -record.would_have_resigned_side()) ++stats_.false_resignations;
+      }
+    }
+    finished.push_back(std::move(record));
+    record.Clear();
+    slot.active = false;
+  }
+
+  void FinishByRulesOrAdjudication(Slot& slot, std::vector<proto::GameRecord>& finished) {
+    const Outcome outcome = slot.game.outcome();
+    if (outcome.IsTerminal()) {
+      Finish(slot, outcome.status, ReasonName(outcome.reason), finished);
+      return;
+    }
+    slot.record.set_adjudicated(true);
+    if (config_.adjudication() == proto::MATERIAL) {
+      const int material = MaterialBalance<G>(slot.game.position());
+      const int margin = config_.material_margin();
+      const Status status = material >= margin    ? Status::kWhiteWins
+                            : material <= -margin ? Status::kBlackWins
+                                                  : Status::kDraw;
+      Finish(slot, status,
+             fmt::format("adjudication: material {:+d} after {} plies (margin {})", material,
+                         slot.game.moves().size(), margin),
+             finished);
+    } else {
+      Finish(slot, Status::kDraw,
+             fmt::format("adjudication: draw after {} plies", slot.game.moves().size()),
+             finished);
+    }
+  }
+
+  // The move to play after the search of `slot`: sampled from the policy target at the
+  // temperature during the first temperature_plies moves, else the search's best move.
+  Move ChooseMove(Slot& slot, const SearchResult& result) {
+    const int searched_plies = int(slot.game.moves().size()) - slot.opening_plies;
+    if (searched_plies < int(config_.temperature_plies()) && config_.temperature() > 0.0f &&
+        result.moves.size() > 1) {
+      std::vector<double> weights;
+      double total = 0.0;
+      for (const RootMoveStats& stats : result.moves) {
+        const double weight =
+            stats.policy_target > 0.0f
+                ? std::pow(double(stats.policy_target), 1.0 / double(config_.temperature()))
+                : 0.0;
+        weights.push_back(weight);
+        total += weight;
+      }
+      if (total > 0.0) {
+        double pick = Uniform(slot.random) * total;
+        for (size_t i = 0; i < weights.size(); ++i) {
+          pick -= weights[i];
+          if (pick < 0.0 && weights[i] > 0.0) return result.moves[i].move;
+        }
+      }
+    }
+    if (result.best_move != kNullMove) return result.best_move;
+    return slot.game.legal_moves()[0];
+  }
+
+  // Plays `slot` on until its search waits for an evaluation round.
+  void Advance(Slot& slot, std::vector<proto::GameRecord>& finished) {
+    for (;;) {
+      if (!slot.active) StartGame(slot);
+      if (slot.game.outcome().IsTerminal() || OverLong(slot)) {
+        FinishByRulesOrAdjudication(slot, finished);
+        continue;
+      }
+      Mcts<G>& search = *slot.search;
+      if (!slot.searching) {
+        search.SetRoot(slot.game);
+        search.StartSearch(int64_t(config_.simulations()));
+        slot.searching = true;
+      }
+      if (!search.Done()) return;
+      slot.searching = false;
+      const SearchResult result = search.Result();
+      const typename G::Position& position = slot.game.position();
+      const Color side = G::SideToMove(position);
+      const Move move = ChooseMove(slot, result);
+
+      proto::MoveRecord* record = slot.record.add_moves();
+      record->set_move(G::FormatMove(position, move));
+      record->set_has_target(true);
+      for (const auto& [action, probability] : PolicyTargetByAction(result)) {
+        if (probability <= 0.0f) continue;
+        record->add_policy_index(uint32_t(action));
+        record->add_policy_target(probability);
+      }
+      record->add_root_wdl(result.root_wdl.win);
+      record->add_root_wdl(result.root_wdl.draw);
+      record->add_root_wdl(result.root_wdl.loss);
+      const float raw_white = search.tree().raw_value[Mcts<G>::kRoot];
+      record->set_raw_value(side == Color::kWhite ? raw_white : -raw_white);
+
+      // Resignation on the root's expected score for the side to move.
+      if (config_.resign_threshold() > 0.0f) {
+        const float score = result.root_wdl.win + 0.5f * result.root_wdl.draw;
+        int& below = slot.below[side == Color::kWhite ? 0 : 1];
+        below = score < config_.resign_threshold() ? below + 1 : 0;
+        if (below >= int(config_.resign_consecutive_plies())) {
+          const int side_sign = side == Color::kWhite ? 1 : -1;
+          if (slot.record.resign_disabled()) {
+            if (!slot.record.would_have_resigned()) {
+              slot.record.set_would_have_resigned(true);
+              slot.record.set_would_have_resigned_side(side_sign);
+            }
+          } else {
+            // The resigning side's move is recorded (it has a target) but not played.
+            slot.record.set_resigned(true);
+            Finish(slot, side == Color::kWhite ? Status::kBlackWins : Status::kWhiteWins,
+                   fmt::format("resignation ({} at expected score {:.3f})", ColorName(side),
+                               score),
+                   finished);
+            continue;
+          }
+        }
+      }
+      slot.game.Play(move);
+    }
+  }
+
+  proto::SelfPlayConfig config_;
+  SearchParams params_;
+  uint64_t seed_;
+  int64_t next_index_;
+  std::string worker_;
+  uint64_t config_hash_;
+  std::string net_id_;
+  std::vector<Slot> slots_;
+  EvalBatch<G> batch_;
+  ActorStats stats_;
+};
+
+}  // namespace vz

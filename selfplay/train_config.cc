@@ -1,0 +1,423 @@
+#include "selfplay/train_config.h"
+
+#include <fmt/core.h>
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/message.h>
+#include <google/protobuf/text_format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "engine/core/error.h"
+#include "engine/registry.h"
+#if VZ_HAVE_TORCH
+#include "nets/net_architecture.h"
+#endif
+
+namespace vz {
+namespace {
+
+namespace pb = google::protobuf;
+
+// Keeps the first error of a text-format parse as "SOURCE:LINE:COL: message".
+class FirstErrorCollector : public pb::io::ErrorCollector {
+ public:
+  explicit FirstErrorCollector(std::string_view source) : source_(source) {}
+
+  void AddError(int line, pb::io::ColumnNumber column, const std::string& message) override {
+    if (error_.empty())
+      error_ = fmt::format("{}:{}:{}: {}", source_, line + 1, column + 1, message);
+  }
+  void AddWarning(int, pb::io::ColumnNumber, const std::string&) override {}
+
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string source_;
+  std::string error_;
+};
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
+  return text;
+}
+
+std::string FieldNames(const pb::Descriptor* descriptor) {
+  std::string names;
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    names += (i == 0 ? "" : ", ") + descriptor->field(i)->name();
+  }
+  return names;
+}
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string joined;
+  for (const std::string& item : items) joined += (joined.empty() ? "" : ", ") + item;
+  return joined;
+}
+
+template <class T>
+bool ParseWhole(std::string_view text, T& value) {
+  if (text.empty()) return false;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+// Sets `field` of `message` from the text `value`; returns "" or what is wrong with the value.
+std::string SetFieldFromText(pb::Message& message, const pb::FieldDescriptor* field,
+                             std::string_view value) {
+  const pb::Reflection* reflection = message.GetReflection();
+  const std::string quoted = "'" + std::string(value) + "'";
+  switch (field->cpp_type()) {
+    case pb::FieldDescriptor::CPPTYPE_INT32: {
+      int32_t parsed;
+      if (!ParseWhole(value, parsed)) return quoted + " is not a 32-bit integer";
+      reflection->SetInt32(&message, field, parsed);
+      return "";
+    }
+    case pb::FieldDescriptor::CPPTYPE_INT64: {
+      int64_t parsed;
+      if (!ParseWhole(value, parsed)) return quoted + " is not a 64-bit integer";
+      reflection->SetInt64(&message, field, parsed);
+      return "";
+    }
+    case pb::FieldDescriptor::CPPTYPE_UINT32: {
+      uint32_t parsed;
+      if (!ParseWhole(value, parsed)) return quoted + " is not an unsigned 32-bit integer";
+      reflection->SetUInt32(&message, field, parsed);
+      return "";
+    }
+    case pb::FieldDescriptor::CPPTYPE_UINT64: {
+      uint64_t parsed;
+      if (!ParseWhole(value, parsed)) return quoted + " is not an unsigned 64-bit integer";
+      reflection->SetUInt64(&message, field, parsed);
+      return "";
+    }
+    case pb::FieldDescriptor::CPPTYPE_FLOAT:
+    case pb::FieldDescriptor::CPPTYPE_DOUBLE: {
+      double parsed;
+      if (!ParseWhole(value, parsed) || !std::isfinite(parsed)) return quoted + " is not a number";
+      if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_DOUBLE) {
+        reflection->SetDouble(&message, field, parsed);
+      } else {
+        if (std::fabs(parsed) > std::numeric_limits<float>::max()) {
+          return quoted + " is too large for a float";
+        }
+        reflection->SetFloat(&message, field, static_cast<float>(parsed));
+      }
+      return "";
+    }
+    case pb::FieldDescriptor::CPPTYPE_BOOL: {
+      if (value == "true" || value == "1") {
+        reflection->SetBool(&message, field, true);
+      } else if (value == "false" || value == "0") {
+        reflection->SetBool(&message, field, false);
+      } else {
+        return quoted + " is not a bool (true, false, 1, 0)";
+      }
+      return "";
+    }
+    case pb::FieldDescriptor::CPPTYPE_ENUM: {
+      std::string upper(value);
+      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      const pb::EnumDescriptor* type = field->enum_type();
+      const pb::EnumValueDescriptor* found = type->FindValueByName(upper);
+      if (found == nullptr) {
+        std::vector<std::string> names;
+        for (int i = 0; i < type->value_count(); ++i) names.push_back(type->value(i)->name());
+        return quoted + " is not one of " + Join(names);
+      }
+      reflection->SetEnum(&message, field, found);
+      return "";
+    }
+    case pb::FieldDescriptor::CPPTYPE_STRING: {
+      std::string_view text = value;
+      if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
+        text = text.substr(1, text.size() - 2);
+      }
+      reflection->SetString(&message, field, std::string(text));
+      return "";
+    }
+    case pb::FieldDescriptor::CPPTYPE_MESSAGE: break;
+  }
+  return "is a section, not a value (name one of its fields: " + FieldNames(field->message_type()) +
+         ")";
+}
+
+// --- Validation helpers: each throws "config key KEY: ..."
+// -----------------------------------------
+
+[[noreturn]] void KeyError(std::string_view key, const std::string& what) {
+  throw Error(fmt::format("config key {}: {}", key, what));
+}
+
+void CheckRange(std::string_view key, int64_t value, int64_t low, int64_t high) {
+  if (value < low || value > high)
+    KeyError(key, fmt::format("{} is out of range {}..{}", value, low, high));
+}
+
+void CheckUnsigned(std::string_view key, uint64_t value, uint64_t low, uint64_t high) {
+  if (value < low || value > high)
+    KeyError(key, fmt::format("{} is out of range {}..{}", value, low, high));
+}
+
+void CheckReal(std::string_view key, float value, double low, double high) {
+  if (!(value >= low && value <= high)) {  // NaN fails too
+    KeyError(key, fmt::format("{} is out of range {}..{}", value, low, high));
+  }
+}
+
+// Strictly positive, finite and at most `high`.
+void CheckPositive(std::string_view key, float value, double high) {
+  if (!(value > 0 && value <= high)) {
+    KeyError(key, fmt::format("{} is out of range (0, {}]", value, high));
+  }
+}
+
+void CheckOneOf(std::string_view key, const std::string& value,
+                const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+    KeyError(key, fmt::format("'{}' is not one of {}", value, Join(allowed)));
+  }
+}
+
+void CheckEven(std::string_view key, uint64_t value) {
+  if (value % 2 != 0) KeyError(key, fmt::format("{} is odd (games are played in pairs)", value));
+}
+
+void CheckDevice(std::string_view key, const std::string& device) {
+  if (device == "auto" || device == "cpu" || device == "cuda") return;
+  int index;
+  if (device.rfind("cuda:", 0) == 0 && ParseWhole(std::string_view(device).substr(5), index) &&
+      index >= 0 && index < 1024) {
+    return;
+  }
+  KeyError(key, fmt::format("'{}' is not a device (auto, cpu, cuda, cuda:N)", device));
+}
+
+const std::vector<std::string>& NetPresetNames() {
+#if VZ_HAVE_TORCH
+  return nets::PresetNames();
+#else
+  // Builds without LibTorch have no nets/ library; the names of nets/net_architecture.cc.
+  static const std::vector<std::string> names = {"tiny", "small", "medium", "large"};
+  return names;
+#endif
+}
+
+// Largest values accepted for counts (beyond any sensible run, small enough to stay exact).
+constexpr int64_t kMaxConfigSimulations = 100000;
+constexpr int64_t kMaxGames = 1000000;
+constexpr int64_t kMaxPlies = 100000;
+constexpr uint64_t kMaxSteps = uint64_t{1} << 40;
+
+}  // namespace
+
+std::vector<std::string> TrainPresetNames() { return {"demo", "gpu"}; }
+
+proto::TrainConfig PresetTrainConfig(std::string_view variant, std::string_view preset) {
+  std::vector<std::string> variants, presets;
+  for (const EmbeddedTrainPreset& embedded : EmbeddedTrainPresets()) {
+    if (variants.empty() || variants.back() != embedded.variant)
+      variants.push_back(embedded.variant);
+    if (embedded.variant != variant) continue;
+    presets.push_back(embedded.preset);
+    if (embedded.preset != preset) continue;
+    const std::string source = fmt::format("configs/{}/{}.txtpb", variant, preset);
+    proto::TrainConfig config = ParseTrainConfigText(embedded.text, source);
+    if (config.variant() != variant) {
+      throw Error(
+          fmt::format("{}: variant is '{}', expected '{}'", source, config.variant(), variant));
+    }
+    config.set_preset(std::string(preset));
+    return config;
+  }
+  if (presets.empty()) {
+    throw Error(
+        fmt::format("no train presets for variant '{}' (known: {})", variant, Join(variants)));
+  }
+  throw Error(
+      fmt::format("unknown train preset '{}' for {} (known: {})", preset, variant, Join(presets)));
+}
+
+proto::TrainConfig ParseTrainConfigText(std::string_view text, std::string_view source) {
+  proto::TrainConfig config;
+  FirstErrorCollector errors(source);
+  pb::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  pb::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
+  if (!parser.Parse(&input, &config)) {
+    throw Error(errors.error().empty() ? fmt::format("{}: not a train config", source)
+                                       : errors.error());
+  }
+  return config;
+}
+
+proto::TrainConfig ReadTrainConfigFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw Error(fmt::format("{}: cannot open the config file", path));
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) throw Error(fmt::format("{}: cannot read the config file", path));
+  return ParseTrainConfigText(text.str(), path);
+}
+
+void ApplyConfigOverride(proto::TrainConfig& config, std::string_view assignment) {
+  const size_t equals = assignment.find('=');
+  if (equals == std::string_view::npos) {
+    throw Error(fmt::format("config override '{}': missing '=' (expected key=value)", assignment));
+  }
+  const std::string_view key = Trim(assignment.substr(0, equals));
+  const std::string_view value = Trim(assignment.substr(equals + 1));
+  if (key.empty()) throw Error(fmt::format("config override '{}': empty key", assignment));
+
+  proto::TrainConfig copy = config;
+  pb::Message* message = &copy;
+  std::string_view rest = key;
+  std::string path;  // the part of `key` resolved so far
+  while (true) {
+    const size_t dot = rest.find('.');
+    const std::string_view name = rest.substr(0, dot);
+    const pb::Descriptor* descriptor = message->GetDescriptor();
+    const pb::FieldDescriptor* field = descriptor->FindFieldByName(std::string(name));
+    if (field == nullptr) {
+      KeyError(key, fmt::format("unknown key ('{}' has no field '{}'; fields: {})",
+                                path.empty() ? "the config" : path, name, FieldNames(descriptor)));
+    }
+    path += (path.empty() ? "" : ".") + std::string(name);
+    if (field->is_repeated()) KeyError(key, "is a list; set it in a config file");
+    if (dot == std::string_view::npos) {
+      const std::string problem = SetFieldFromText(*message, field, value);
+      if (!problem.empty()) KeyError(key, problem);
+      break;
+    }
+    if (field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE) {
+      KeyError(key, fmt::format("unknown key ('{}' is a value, not a section)", path));
+    }
+    message = message->GetReflection()->MutableMessage(message, field);
+    rest = rest.substr(dot + 1);
+  }
+  config = std::move(copy);
+}
+
+void ValidateTrainConfig(const proto::TrainConfig& config) {
+  try {
+    FindVariant(config.variant());
+  } catch (const Error& error) {
+    KeyError("variant", error.what());
+  }
+
+  const proto::NetConfig& net = config.net();
+  CheckOneOf("net.preset", net.preset(), NetPresetNames());
+
+  const std::vector<std::string> precisions = {"auto", "fp32", "fp16", "bf16"};
+  const proto::SelfPlayConfig& s = config.selfplay();
+  CheckUnsigned("selfplay.concurrent_games", s.concurrent_games(), 1, 65536);
+  CheckUnsigned("selfplay.simulations", s.simulations(), 1, kMaxConfigSimulations);
+  CheckUnsigned("selfplay.gumbel_max_considered", s.gumbel_max_considered(), 1, 4096);
+  CheckPositive("selfplay.gumbel_c_visit", s.gumbel_c_visit(), 1e6);
+  CheckPositive("selfplay.gumbel_c_scale", s.gumbel_c_scale(), 1e6);
+  CheckUnsigned("selfplay.random_opening_plies", s.random_opening_plies(), 0, 1000);
+  CheckUnsigned("selfplay.temperature_plies", s.temperature_plies(), 0, kMaxPlies);
+  if (s.temperature_plies() > 0) {
+    CheckPositive("selfplay.temperature", s.temperature(), 100);
+  } else {
+    CheckReal("selfplay.temperature", s.temperature(), 0, 100);
+  }
+  CheckReal("selfplay.resign_threshold", s.resign_threshold(), 0, 0.5);
+  if (s.resign_threshold() > 0) {
+    CheckUnsigned("selfplay.resign_consecutive_plies", s.resign_consecutive_plies(), 1, kMaxPlies);
+  } else {
+    CheckUnsigned("selfplay.resign_consecutive_plies", s.resign_consecutive_plies(), 0, kMaxPlies);
+  }
+  CheckReal("selfplay.resign_disabled_fraction", s.resign_disabled_fraction(), 0, 1);
+  CheckUnsigned("selfplay.max_plies", s.max_plies(), 1, kMaxPlies);
+  if (!proto::AdjudicationKind_IsValid(s.adjudication()) ||
+      s.adjudication() == proto::ADJUDICATION_UNSPECIFIED) {
+    KeyError("selfplay.adjudication",
+             fmt::format("{} is not set (DRAW or MATERIAL)", static_cast<int>(s.adjudication())));
+  }
+  CheckRange("selfplay.material_margin", s.material_margin(), 0, 100000);
+  CheckUnsigned("selfplay.games_per_chunk", s.games_per_chunk(), 1, 100000);
+  CheckDevice("selfplay.device", s.device());
+  CheckOneOf("selfplay.precision", s.precision(), precisions);
+
+  const proto::ReplayConfig& r = config.replay();
+  CheckUnsigned("replay.window_games", r.window_games(), 1, 100000000);
+  CheckUnsigned("replay.min_positions", r.min_positions(), 0, 1000000000);
+  CheckReal("replay.max_samples_per_new_sample", r.max_samples_per_new_sample(), 0, 1000);
+
+  const proto::OptimizerConfig& o = config.optimizer();
+  CheckUnsigned("optimizer.batch_size", o.batch_size(), 1, 65536);
+  CheckOneOf("optimizer.optimizer", o.optimizer(), {"sgd", "adamw"});
+  CheckPositive("optimizer.learning_rate", o.learning_rate(), 10);
+  if (!(o.momentum() >= 0 && o.momentum() < 1)) {
+    KeyError("optimizer.momentum", fmt::format("{} is out of range [0, 1)", o.momentum()));
+  }
+  CheckReal("optimizer.weight_decay", o.weight_decay(), 0, 1);
+  CheckOneOf("optimizer.schedule", o.schedule(), {"constant", "cosine", "step"});
+  if (o.schedule() != "constant") {
+    CheckUnsigned("optimizer.total_steps", o.total_steps(), 1, kMaxSteps);
+  } else {
+    CheckUnsigned("optimizer.total_steps", o.total_steps(), 0, kMaxSteps);
+  }
+  CheckUnsigned("optimizer.warmup_steps", o.warmup_steps(), 0,
+                o.total_steps() > 0 ? o.total_steps() : kMaxSteps);
+  CheckUnsigned("optimizer.checkpoint_every_steps", o.checkpoint_every_steps(), 1, 1000000000);
+  CheckDevice("optimizer.device", o.device());
+
+  const proto::GatingConfig& g = config.gating();
+  CheckUnsigned("gating.games", g.games(), g.enabled() ? 2 : 0, kMaxGames);
+  CheckEven("gating.games", g.games());
+  CheckUnsigned("gating.simulations", g.simulations(), g.enabled() ? 1 : 0, kMaxConfigSimulations);
+  CheckUnsigned("gating.opening_plies", g.opening_plies(), 0, 1000);
+  CheckReal("gating.threshold", g.threshold(), 0, 1);
+
+  const proto::EvaluationConfig& e = config.evaluation();
+  CheckUnsigned("evaluation.games", e.games(), 0, kMaxGames);
+  CheckEven("evaluation.games", e.games());
+  CheckUnsigned("evaluation.simulations", e.simulations(), e.games() > 0 ? 1 : 0,
+                kMaxConfigSimulations);
+  CheckUnsigned("evaluation.opening_plies", e.opening_plies(), 0, 1000);
+
+  const proto::StopConfig& stop = config.stop();
+  CheckReal("stop.minutes", stop.minutes(), 0, 1e7);
+  CheckUnsigned("stop.train_steps", stop.train_steps(), 0, kMaxSteps);
+  CheckUnsigned("stop.games", stop.games(), 0, kMaxSteps);
+}
+
+std::string TrainConfigText(const proto::TrainConfig& config) {
+  std::string text;
+  if (!pb::TextFormat::PrintToString(config, &text)) {
+    throw Error("train config: cannot be written as text");
+  }
+  return text;
+}
+
+uint64_t TrainConfigHash(const proto::TrainConfig& config) {
+  proto::TrainConfig copy = config;
+  copy.clear_stop();
+  std::string bytes;
+  {
+    pb::io::StringOutputStream stream(&bytes);
+    pb::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    copy.SerializeToCodedStream(&coded);
+  }
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) hash = (hash ^ c) * 0x100000001b3ull;
+  return hash;
+}
+
+}  // namespace vz

@@ -1,0 +1,82 @@
+#pragma once
+
+// The configuration of `vzero train` (proto::TrainConfig, proto/train.proto) as protobuf text
+// (KataGo's idea of one config file plus `key=value` overrides from the command line):
+// - presets configs/<variant>/<preset>.txtpb, compiled into the binary at build time
+//   (cmake/embed_presets.cmake writes them into a generated source of vz_selfplay);
+// - a text file given by the user (`--config FILE`);
+// - overrides "section.field=value" (`--set`), applied through protobuf reflection;
+// - validation of every field's range, naming the key ("config key selfplay.simulations: 0 is
+//   out of range 1..100000");
+// - the resolved config as text (the run directory's config.txtpb) and a stable 64-bit hash of
+//   everything but the `stop` section (game records carry it; a resumed run may change its stop
+//   limits without changing the hash).
+// Every function throws vz::Error (engine/core/error.h) with a one-line message naming the key, the
+// file or the preset. Thread-safe (no shared state besides the constant embedded presets).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "proto/train.pb.h"
+
+namespace vz {
+
+// A preset text compiled into the binary: configs/<variant>/<preset>.txtpb.
+struct EmbeddedTrainPreset {
+  const char* variant;  // registry name (the folder)
+  const char* preset;   // "demo", "gpu" (the file name without .txtpb)
+  const char* text;     // the file's contents
+};
+
+// Every embedded preset, sorted by variant then preset name (defined in the generated source).
+const std::vector<EmbeddedTrainPreset>& EmbeddedTrainPresets();
+
+// Names of the presets every variant has: {"demo", "gpu"}.
+std::vector<std::string> TrainPresetNames();
+
+// The preset `preset` of `variant`, parsed from its embedded text; its `preset` field is set to
+// the preset's name. Throws vz::Error listing the known variants (or that variant's presets) when
+// there is no such preset, or naming the preset's file if its text does not parse or its
+// `variant` field is not `variant`.
+proto::TrainConfig PresetTrainConfig(std::string_view variant, std::string_view preset);
+
+// Parses protobuf text format. `source` names the text in errors (a file path, "preset
+// chaco-rex/demo"). Throws vz::Error "SOURCE:LINE:COL: message" (1-based line and column) on a
+// syntax error, an unknown field name (the message names it) or a bad value. Does not validate
+// ranges (ValidateTrainConfig does).
+proto::TrainConfig ParseTrainConfigText(std::string_view text, std::string_view source);
+
+// Reads and parses the text file at `path`. Throws vz::Error naming the path if it cannot be read,
+// or "PATH:LINE:COL: message" if it does not parse.
+proto::TrainConfig ReadTrainConfigFile(const std::string& path);
+
+// Applies one override "KEY=VALUE" where KEY is a dotted field path ("selfplay.simulations",
+// "variant") and VALUE is read by the field's type: integers in decimal (unsigned fields reject a
+// sign, every field rejects values outside its type), floats as C numbers, bools as true/false/1/0,
+// enums by value name (case-insensitive, "MATERIAL", "draw"), strings verbatim (one pair of
+// surrounding double quotes is removed). Whitespace around KEY and VALUE is ignored. Throws
+// vz::Error naming the key on a missing '=', an empty or unknown key (listing the fields of the
+// section it was looked up in), a key naming a section instead of a field, or a value not
+// parseable for the field's type; `config` is unchanged then.
+void ApplyConfigOverride(proto::TrainConfig& config, std::string_view assignment);
+
+// Checks every field (ranges listed in selfplay/train_config.cc; variant registered, net preset
+// known, device "auto|cpu|cuda|cuda:N", precision "auto|fp32|fp16|bf16", optimizer "sgd|adamw",
+// schedule "constant|cosine|step" with total_steps > 0 for cosine and step, adjudication not
+// unspecified, resign_threshold in [0, 0.5], fractions and thresholds in [0, 1], game counts of
+// gating and evaluation even (whole pairs)). Throws vz::Error for the first bad field:
+// "config key selfplay.simulations: 0 is out of range 1..100000".
+void ValidateTrainConfig(const proto::TrainConfig& config);
+
+// The config in protobuf text format (fields in declaration order, default values omitted), which
+// ParseTrainConfigText reads back to an equal message.
+std::string TrainConfigText(const proto::TrainConfig& config);
+
+// FNV-1a 64 of the config's binary serialization with the `stop` section cleared. Stable across
+// runs, processes and machines of one schema; a field at its default value (proto3: not
+// serialized) does not change it, so adding a field to the schema keeps the hashes of old configs.
+uint64_t TrainConfigHash(const proto::TrainConfig& config);
+
+}  // namespace vz

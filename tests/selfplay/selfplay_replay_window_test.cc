@@ -1,0 +1,379 @@
+// The replay window (selfplay/replay_window.h), over every game: records of random games are
+// replayed, the window keeps the last N games, sampled batches hold the right planes, policy
+// targets, results and legal masks, and bad records are rejected naming their source and ply.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "engine/core/game_state.h"
+#include "engine/core/zobrist.h"
+#include "engine/encodings.h"
+#include "selfplay/replay_window.h"
+#include "tests/engine/game_types.h"
+#include "tests/test_util.h"
+
+namespace vz {
+namespace {
+
+using testing::ErrorOf;
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// What a kept position must turn into in a batch.
+struct ExpectedRow {
+  std::vector<float> planes;
+  std::vector<float> policy;
+  std::vector<float> wdl;
+  std::vector<uint8_t> legal;
+};
+
+// A record of a pseudo-random game (SplitMix64 from `seed`) of at most `max_plies` plies from
+// `start` (written to start_fen unless it is the initial position and `seed` is odd): the first
+// `opening_plies` plies carry no target, the others a target over up to 4 random legal moves with
+// random weights. The result is the rules' when the game ended, else pseudo-random. Appends the
+// expected batch row of every target ply to `rows` if given.
+template <Game G>
+proto::GameRecord RandomRecord(uint64_t seed, int max_plies, int opening_plies,
+                               std::vector<ExpectedRow>* rows = nullptr,
+                               const typename G::Position& start = G::InitialPosition()) {
+  using E = InputEncoding<G>;
+  proto::GameRecord record;
+  record.set_game(std::string(G::kName));
+  // Half of the records name the initial position explicitly; other starts are always named.
+  if (seed % 2 == 0 || G::FormatPosition(start) != G::FormatPosition(G::InitialPosition())) {
+    record.set_start_fen(G::FormatPosition(start));
+  }
+  GameState<G> game(start);
+  struct Pending {
+    typename G::Position position;
+    int repetition_count;
+    std::vector<float> policy;
+  };
+  std::vector<Pending> pending;
+  for (int ply = 0; ply < max_plies && !game.outcome().IsTerminal(); ++ply) {
+    const typename G::Position& position = game.position();
+    const auto& moves = game.legal_moves();
+    proto::MoveRecord* move = record.add_moves();
+    if (ply >= opening_plies) {
+      move->set_has_target(true);
+      Pending row{position, game.RepetitionCount(), std::vector<float>(G::kNumActions, 0.0f)};
+      const int count = 1 + int((seed = SplitMix64(seed)) % 4);
+      std::vector<float> weights;
+      float sum = 0;
+      for (int k = 0; k < count; ++k) {
+        const Move m = moves[int((seed = SplitMix64(seed)) % uint64_t(moves.size))];
+        const float weight = float(1 + (seed >> 40) % 9);
+        move->add_policy_index(uint32_t(G::ActionIndex(position, m)));
+        move->add_policy_target(weight);
+        weights.push_back(weight);
+        sum += weight;
+      }
+      for (int k = 0; k < count; ++k) row.policy[move->policy_index(k)] += weights[k] / sum;
+      for (int k = 0; k < 3; ++k) move->add_root_wdl(1.0f / 3);
+      pending.push_back(std::move(row));
+    }
+    const Move played = moves[int((seed = SplitMix64(seed)) % uint64_t(moves.size))];
+    move->set_move(G::FormatMove(position, played));
+    game.Play(played);
+  }
+  const Outcome outcome = game.outcome();
+  int result = int((seed = SplitMix64(seed)) % 3) - 1;
+  if (outcome.IsTerminal()) {
+    result = outcome.status == Status::kWhiteWins   ? 1
+             : outcome.status == Status::kBlackWins ? -1
+                                                    : 0;
+  }
+  record.set_result(result);
+  if (rows != nullptr) {
+    for (Pending& p : pending) {
+      ExpectedRow row;
+      row.planes = testing::EncodePlanes<E>(p.position, p.repetition_count);
+      row.policy = std::move(p.policy);
+      const int mover = G::SideToMove(p.position) == Color::kWhite ? result : -result;
+      row.wdl = {float(mover == 1), float(mover == 0), float(mover == -1)};
+      row.legal.assign(G::kNumActions, 0);
+      typename G::MoveList moves;
+      G::GenerateMoves(p.position, moves);
+      for (Move m : moves) row.legal[E::PolicyIndex(p.position, m)] = 1;
+      rows->push_back(std::move(row));
+    }
+  }
+  return record;
+}
+
+// Row `i` of `batch` as an ExpectedRow.
+template <Game G>
+ExpectedRow RowOf(const nets::TrainingBatch& batch, int i) {
+  constexpr size_t kInput = ReplayWindow<G>::kInputSize, kActions = G::kNumActions;
+  ExpectedRow row;
+  row.planes.assign(batch.planes.begin() + i * kInput, batch.planes.begin() + (i + 1) * kInput);
+  row.policy.assign(batch.policy.begin() + i * kActions, batch.policy.begin() + (i + 1) * kActions);
+  row.wdl.assign(batch.wdl.begin() + i * 3, batch.wdl.begin() + (i + 1) * 3);
+  row.legal.assign(batch.legal.begin() + i * kActions, batch.legal.begin() + (i + 1) * kActions);
+  return row;
+}
+
+void ExpectRowsEqual(const ExpectedRow& actual, const ExpectedRow& expected) {
+  EXPECT_EQ(actual.planes, expected.planes);
+  ASSERT_EQ(actual.policy.size(), expected.policy.size());
+  for (size_t a = 0; a < actual.policy.size(); ++a) {
+    ASSERT_NEAR(actual.policy[a], expected.policy[a], 1e-6) << "action " << a;
+  }
+  EXPECT_EQ(actual.wdl, expected.wdl);
+  EXPECT_EQ(actual.legal, expected.legal);
+}
+
+// A `random` for Sample that returns the given draws in turn.
+struct FixedDraws {
+  std::vector<uint64_t> draws;
+  size_t next = 0;
+  uint64_t operator()() { return draws[next++ % draws.size()]; }
+};
+
+template <class G>
+class ReplayWindowTest : public ::testing::Test {};
+TYPED_TEST_SUITE(ReplayWindowTest, testing::AllGameTypes, testing::GameNames);
+
+TYPED_TEST(ReplayWindowTest, KeepsTheLastGamesAndCountsThem) {
+  using G = TypeParam;
+  ReplayWindow<G> window(3);
+  std::vector<std::vector<ExpectedRow>> rows(5);
+  int64_t total = 0;
+  for (int g = 0; g < 5; ++g) {
+    window.AddGame(RandomRecord<G>(100 + g, 20 + 7 * g, 2, &rows[g]), "game " + std::to_string(g));
+    total += int64_t(rows[g].size());
+    ASSERT_EQ(window.total_positions_added(), total);
+  }
+  EXPECT_EQ(window.num_games(), 3);
+  EXPECT_EQ(window.total_games_added(), 5);
+  EXPECT_EQ(window.num_positions(), int64_t(rows[2].size() + rows[3].size() + rows[4].size()));
+  EXPECT_EQ(rows[0].size(), 18u);  // 20 plies, 2 without target (random games last that long)
+
+  // Draw 0 is the oldest position in the window (game 2's first), the largest draw the newest.
+  nets::TrainingBatch batch;
+  window.Sample(2, FixedDraws{{0, ~uint64_t{0}}}, batch);
+  ASSERT_EQ(batch.size, 2);
+  ExpectRowsEqual(RowOf<G>(batch, 0), rows[2].front());
+  ExpectRowsEqual(RowOf<G>(batch, 1), rows[4].back());
+  // The first position of game 3 follows the last of game 2.
+  const uint64_t n = uint64_t(window.num_positions());
+  const uint64_t first_of_3 = rows[2].size();
+  const uint64_t draw = uint64_t(((static_cast<unsigned __int128>(first_of_3) << 64) + n - 1) / n);
+  window.Sample(2, FixedDraws{{draw, draw - 1}}, batch);
+  ExpectRowsEqual(RowOf<G>(batch, 0), rows[3].front());
+  ExpectRowsEqual(RowOf<G>(batch, 1), rows[2].back());
+}
+
+TYPED_TEST(ReplayWindowTest, SampledRowsAreKeptPositions) {
+  using G = TypeParam;
+  ReplayWindow<G> window(10);
+  std::vector<ExpectedRow> rows;
+  for (int g = 0; g < 4; ++g) window.AddGame(RandomRecord<G>(7 + g, 40, 3, &rows), "game");
+  ASSERT_EQ(window.num_positions(), int64_t(rows.size()));
+
+  nets::TrainingBatch batch;
+  uint64_t state = 42;
+  window.Sample(
+      64, [&] { return state = SplitMix64(state); }, batch);
+  ASSERT_EQ(batch.size, 64);
+  ASSERT_EQ(batch.planes.size(), 64 * size_t(ReplayWindow<G>::kInputSize));
+  ASSERT_EQ(batch.policy.size(), 64 * size_t(G::kNumActions));
+  ASSERT_EQ(batch.wdl.size(), 64 * 3u);
+  ASSERT_EQ(batch.legal.size(), 64 * size_t(G::kNumActions));
+  for (int i = 0; i < batch.size; ++i) {
+    const ExpectedRow row = RowOf<G>(batch, i);
+    float sum = 0;
+    for (int a = 0; a < G::kNumActions; ++a) {
+      sum += row.policy[a];
+      if (row.policy[a] > 0) {
+        ASSERT_EQ(row.legal[a], 1) << "row " << i << " action " << a;
+      }
+    }
+    EXPECT_NEAR(sum, 1.0f, 1e-5);
+    EXPECT_EQ(row.wdl[0] + row.wdl[1] + row.wdl[2], 1.0f);
+    bool found = false;
+    for (const ExpectedRow& expected : rows) {
+      if (expected.planes == row.planes && expected.wdl == row.wdl && expected.legal == row.legal) {
+        bool same_policy = true;
+        for (int a = 0; a < G::kNumActions && same_policy; ++a) {
+          same_policy = std::fabs(expected.policy[a] - row.policy[a]) < 1e-6;
+        }
+        found = found || same_policy;
+      }
+    }
+    EXPECT_TRUE(found) << "row " << i << " is no kept position";
+  }
+}
+
+// Sampling is uniform over positions: a game with three times the positions of another is drawn
+// about three times as often.
+TYPED_TEST(ReplayWindowTest, SamplesUniformlyOverPositions) {
+  using G = TypeParam;
+  ReplayWindow<G> window(2);
+  std::vector<ExpectedRow> short_rows, long_rows;
+  window.AddGame(RandomRecord<G>(5, 11, 1, &short_rows), "short");
+  window.AddGame(RandomRecord<G>(6, 31, 1, &long_rows), "long");
+  ASSERT_EQ(short_rows.size(), 10u);
+  ASSERT_EQ(long_rows.size(), 30u);
+  nets::TrainingBatch batch;
+  uint64_t state = 9;
+  window.Sample(
+      2000, [&] { return state = SplitMix64(state); }, batch);
+  // Each game's first row is recognised by its planes and policy (the starts may coincide, so
+  // count rows equal to any row of the short game).
+  int from_short = 0;
+  for (int i = 0; i < batch.size; ++i) {
+    const ExpectedRow row = RowOf<G>(batch, i);
+    for (const ExpectedRow& expected : short_rows) {
+      if (expected.planes == row.planes && expected.policy == row.policy) {
+        ++from_short;
+        break;
+      }
+    }
+  }
+  EXPECT_GT(from_short, 2000 * 0.2);  // expected 2000 / 4 = 500, sd about 19
+  EXPECT_LT(from_short, 2000 * 0.3);
+}
+
+TYPED_TEST(ReplayWindowTest, RepetitionCountAndStartPosition) {
+  using G = TypeParam;
+  // A start later in a random game (written to start_fen for even seeds).
+  GameState<G> opening;
+  uint64_t state = 3;
+  for (int ply = 0; ply < 6 && !opening.outcome().IsTerminal(); ++ply) {
+    opening.Play(opening.legal_moves()[int((state = SplitMix64(state)) %
+                                           uint64_t(opening.legal_moves().size))]);
+  }
+  ReplayWindow<G> window(1);
+  std::vector<ExpectedRow> rows;
+  window.AddGame(RandomRecord<G>(8, 30, 0, &rows, opening.position()), "late start");
+  ASSERT_EQ(window.num_positions(), int64_t(rows.size()));
+  nets::TrainingBatch batch;
+  window.Sample(1, FixedDraws{{0}}, batch);
+  ExpectRowsEqual(RowOf<G>(batch, 0), rows.front());
+}
+
+TYPED_TEST(ReplayWindowTest, BadRecordsNameSourceAndPly) {
+  using G = TypeParam;
+  ReplayWindow<G> window(5);
+  const proto::GameRecord good = RandomRecord<G>(11, 30, 2);
+  window.AddGame(good, "good");
+  ASSERT_GE(good.moves_size(), 12);
+  auto error_of = [&](const proto::GameRecord& record) {
+    const std::string error = ErrorOf([&] { window.AddGame(record, "chunk-000003.vzr game 7"); });
+    EXPECT_TRUE(Contains(error, "chunk-000003.vzr game 7")) << error;
+    return error;
+  };
+
+  proto::GameRecord wrong_game = good;
+  wrong_game.set_game(G::kName == std::string_view("chad") ? "cuarenta" : "chad");
+  EXPECT_TRUE(Contains(error_of(wrong_game), "not " + std::string(G::kName)));
+
+  proto::GameRecord unparsable = good;
+  unparsable.mutable_moves(5)->set_move("zz99");
+  EXPECT_TRUE(Contains(error_of(unparsable), "ply 6"));
+
+  proto::GameRecord illegal = good;  // ply 7's move played at ply 6 (not legal there)
+  illegal.mutable_moves(5)->set_move(good.moves(6).move());
+  if (illegal.moves(5).move() != good.moves(5).move()) {
+    const std::string error = ErrorOf([&] { window.AddGame(illegal, "src"); });
+    // Rarely the same move text is legal at both plies; then the replay diverges later.
+    EXPECT_NE(error, "");
+    EXPECT_TRUE(Contains(error, "src: ply")) << error;
+  }
+
+  proto::GameRecord out_of_range = good;
+  out_of_range.mutable_moves(8)->set_policy_index(0, uint32_t(G::kNumActions));
+  const std::string range = error_of(out_of_range);
+  EXPECT_TRUE(Contains(range, "ply 9")) << range;
+  EXPECT_TRUE(Contains(range, "out of range")) << range;
+
+  // An index that no legal move of ply 9 has.
+  {
+    GameState<G> game;
+    if (!good.start_fen().empty()) game = GameState<G>(G::ParsePosition(good.start_fen()));
+    for (int ply = 0; ply < 8; ++ply) game.Play(good.moves(ply).move());
+    std::vector<uint8_t> legal(G::kNumActions, 0);
+    for (Move m : game.legal_moves()) legal[G::ActionIndex(game.position(), m)] = 1;
+    uint32_t unused = 0;
+    while (legal[unused]) ++unused;
+    proto::GameRecord not_legal = good;
+    not_legal.mutable_moves(8)->set_policy_index(0, unused);
+    const std::string error = error_of(not_legal);
+    EXPECT_TRUE(Contains(error, "ply 9")) << error;
+    EXPECT_TRUE(Contains(error, "no legal move")) << error;
+  }
+
+  proto::GameRecord mismatch = good;
+  mismatch.mutable_moves(4)->add_policy_target(0.5f);
+  EXPECT_TRUE(Contains(error_of(mismatch), "ply 5"));
+
+  proto::GameRecord empty_target = good;
+  empty_target.mutable_moves(4)->clear_policy_index();
+  empty_target.mutable_moves(4)->clear_policy_target();
+  EXPECT_TRUE(Contains(error_of(empty_target), "ply 5"));
+
+  proto::GameRecord negative = good;
+  negative.mutable_moves(3)->set_policy_target(0, -1.0f);
+  EXPECT_TRUE(Contains(error_of(negative), "ply 4"));
+
+  proto::GameRecord bad_wdl = good;
+  bad_wdl.mutable_moves(3)->add_root_wdl(0.0f);
+  EXPECT_TRUE(Contains(error_of(bad_wdl), "ply 4"));
+
+  proto::GameRecord bad_result = good;
+  bad_result.set_result(2);
+  EXPECT_TRUE(Contains(error_of(bad_result), "result 2"));
+
+  proto::GameRecord bad_start = good;
+  bad_start.set_start_fen("not a position");
+  EXPECT_TRUE(Contains(error_of(bad_start), "start_fen"));
+
+  // Nothing of the rejected records entered the window.
+  EXPECT_EQ(window.num_games(), 1);
+  EXPECT_EQ(window.total_games_added(), 1);
+  EXPECT_EQ(window.num_positions(), good.moves_size() - 2);
+}
+
+// A game that the rules ended must carry their result.
+TYPED_TEST(ReplayWindowTest, ResultMustMatchAFinishedGame) {
+  using G = TypeParam;
+  ReplayWindow<G> window(5);
+  for (uint64_t seed = 1; seed < 200; ++seed) {
+    proto::GameRecord record = RandomRecord<G>(seed, 1000, 0);
+    GameState<G> game;
+    if (!record.start_fen().empty()) game = GameState<G>(G::ParsePosition(record.start_fen()));
+    for (const proto::MoveRecord& move : record.moves()) game.Play(move.move());
+    if (!game.outcome().IsTerminal()) continue;
+    window.AddGame(record, "finished");
+    record.set_result(record.result() == 1 ? -1 : 1);
+    EXPECT_TRUE(Contains(ErrorOf([&] { window.AddGame(record, "finished"); }), "contradicts"));
+    return;
+  }
+  GTEST_SKIP() << "no random game of " << G::kName << " ended within 1000 plies";
+}
+
+TEST(ReplayWindowTest, EmptyWindowAndBadSizes) {
+  using G = draughts::DraughtsGame;
+  EXPECT_NE(ErrorOf([] { ReplayWindow<G> window(0); }), "");
+  ReplayWindow<G> window(2);
+  nets::TrainingBatch batch;
+  EXPECT_TRUE(Contains(ErrorOf([&] { window.Sample(4, FixedDraws{{1}}, batch); }), "no positions"));
+  // A game of opening plies only adds a game but no position.
+  window.AddGame(RandomRecord<G>(2, 4, 4), "openings only");
+  EXPECT_EQ(window.num_games(), 1);
+  EXPECT_EQ(window.num_positions(), 0);
+  EXPECT_NE(ErrorOf([&] { window.Sample(4, FixedDraws{{1}}, batch); }), "");
+  window.AddGame(RandomRecord<G>(3, 10, 4), "some targets");
+  EXPECT_NE(ErrorOf([&] { window.Sample(0, FixedDraws{{1}}, batch); }), "");
+  window.Sample(3, FixedDraws{{1, 2, 3}}, batch);
+  EXPECT_EQ(batch.size, 3);
+}
+
+}  // namespace
+}  // namespace vz

@@ -1,0 +1,230 @@
+// Train configs (selfplay/train_config.h): the compiled-in presets, text parsing with file:line
+// errors, `key=value` overrides of every field type, range validation naming the key, and the
+// config hash.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "engine/registry.h"
+#include "selfplay/train_config.h"
+#include "tests/test_util.h"
+
+namespace vz {
+namespace {
+
+using testing::ErrorOf;
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+proto::TrainConfig Demo() { return PresetTrainConfig("chaco-rex", "demo"); }
+
+// Every registered game has every preset, each one valid, naming its variant and preset.
+TEST(TrainConfigTest, EveryPresetValidates) {
+  EXPECT_EQ(TrainPresetNames(), (std::vector<std::string>{"demo", "gpu"}));
+  std::set<std::string> embedded;
+  for (const EmbeddedTrainPreset& preset : EmbeddedTrainPresets()) {
+    embedded.insert(std::string(preset.variant) + "/" + preset.preset);
+  }
+  EXPECT_EQ(embedded.size(), AllVariants().size() * TrainPresetNames().size());
+  for (const Variant* variant : AllVariants()) {
+    for (const std::string& name : TrainPresetNames()) {
+      SCOPED_TRACE(std::string(variant->name()) + "/" + name);
+      EXPECT_TRUE(embedded.count(std::string(variant->name()) + "/" + name));
+      const proto::TrainConfig config = PresetTrainConfig(variant->name(), name);
+      EXPECT_EQ(config.variant(), variant->name());
+      EXPECT_EQ(config.preset(), name);
+      EXPECT_EQ(ErrorOf([&] { ValidateTrainConfig(config); }), "");
+      // The text written for the run directory reads back to the same config.
+      const proto::TrainConfig again = ParseTrainConfigText(TrainConfigText(config), "written");
+      EXPECT_EQ(again.SerializeAsString(), config.SerializeAsString());
+      EXPECT_EQ(TrainConfigHash(again), TrainConfigHash(config));
+    }
+  }
+  const proto::TrainConfig demo = Demo();
+  EXPECT_GT(demo.stop().minutes(), 0);
+  EXPECT_EQ(demo.selfplay().simulations(), demo.gating().simulations());
+  EXPECT_EQ(PresetTrainConfig("chaco-rex", "gpu").stop().minutes(), 0);
+}
+
+TEST(TrainConfigTest, UnknownPresetsListTheKnownOnes) {
+  const std::string variant = ErrorOf([] { PresetTrainConfig("chess", "demo"); });
+  EXPECT_TRUE(Contains(variant, "'chess'")) << variant;
+  EXPECT_TRUE(Contains(variant, "chaco-rex")) << variant;
+  const std::string preset = ErrorOf([] { PresetTrainConfig("chad", "huge"); });
+  EXPECT_TRUE(Contains(preset, "'huge'")) << preset;
+  EXPECT_TRUE(Contains(preset, "demo, gpu")) << preset;
+}
+
+TEST(TrainConfigTest, OverridesOfEveryFieldType) {
+  proto::TrainConfig config = Demo();
+  ApplyConfigOverride(config, "selfplay.simulations=64");  // uint32
+  EXPECT_EQ(config.selfplay().simulations(), 64u);
+  ApplyConfigOverride(config, " selfplay.material_margin = -150 ");  // int32, spaces
+  EXPECT_EQ(config.selfplay().material_margin(), -150);
+  ApplyConfigOverride(config, "stop.train_steps=123456789012");  // uint64
+  EXPECT_EQ(config.stop().train_steps(), 123456789012u);
+  ApplyConfigOverride(config, "optimizer.learning_rate=0.5");  // float
+  EXPECT_FLOAT_EQ(config.optimizer().learning_rate(), 0.5f);
+  ApplyConfigOverride(config, "optimizer.weight_decay=1e-3");
+  EXPECT_FLOAT_EQ(config.optimizer().weight_decay(), 1e-3f);
+  ApplyConfigOverride(config, "gating.enabled=false");  // bool
+  EXPECT_FALSE(config.gating().enabled());
+  ApplyConfigOverride(config, "gating.enabled=1");
+  EXPECT_TRUE(config.gating().enabled());
+  ApplyConfigOverride(config, "selfplay.adjudication=DRAW");  // enum
+  EXPECT_EQ(config.selfplay().adjudication(), proto::DRAW);
+  ApplyConfigOverride(config, "selfplay.adjudication=material");
+  EXPECT_EQ(config.selfplay().adjudication(), proto::MATERIAL);
+  ApplyConfigOverride(config, "variant=chad");  // string, top level
+  EXPECT_EQ(config.variant(), "chad");
+  ApplyConfigOverride(config, "selfplay.device=\"cuda:1\"");
+  EXPECT_EQ(config.selfplay().device(), "cuda:1");
+  ApplyConfigOverride(config, "net.preset=small");
+  EXPECT_EQ(config.net().preset(), "small");
+  // Overrides read values; ranges are ValidateTrainConfig's job.
+  EXPECT_TRUE(Contains(ErrorOf([&] { ValidateTrainConfig(config); }), "selfplay.material_margin"));
+  ApplyConfigOverride(config, "selfplay.material_margin=150");
+  EXPECT_EQ(ErrorOf([&] { ValidateTrainConfig(config); }), "");
+}
+
+TEST(TrainConfigTest, OverrideErrorsNameTheKey) {
+  proto::TrainConfig config = Demo();
+  const std::string before = config.SerializeAsString();
+  auto error_of = [&](const std::string& assignment) {
+    return ErrorOf([&] { ApplyConfigOverride(config, assignment); });
+  };
+  struct Case {
+    std::string assignment, expected;
+  };
+  const Case cases[] = {
+      {"selfplay.simulations", "missing '='"},
+      {"=3", "empty key"},
+      {"selfplay.simulationz=3", "config key selfplay.simulationz: unknown key"},
+      {"selfply.simulations=3", "config key selfply.simulations: unknown key"},
+      {"seed.x=3", "config key seed.x: unknown key"},
+      {"selfplay=3", "config key selfplay: is a section"},
+      {"selfplay.simulations=abc", "config key selfplay.simulations: 'abc' is not"},
+      {"selfplay.simulations=-1", "config key selfplay.simulations: '-1' is not"},
+      {"selfplay.simulations=99999999999", "config key selfplay.simulations"},
+      {"selfplay.simulations=", "config key selfplay.simulations"},
+      {"selfplay.simulations=3x", "config key selfplay.simulations"},
+      {"selfplay.material_margin=1.5", "config key selfplay.material_margin"},
+      {"optimizer.learning_rate=fast",
+       "config key optimizer.learning_rate: 'fast' is not a number"},
+      {"optimizer.learning_rate=1e300", "config key optimizer.learning_rate"},
+      {"gating.enabled=maybe", "config key gating.enabled: 'maybe' is not a bool"},
+      {"selfplay.adjudication=COIN", "config key selfplay.adjudication: 'COIN' is not one of"},
+  };
+  for (const Case& c : cases) {
+    const std::string error = error_of(c.assignment);
+    EXPECT_TRUE(Contains(error, c.expected)) << c.assignment << " -> " << error;
+  }
+  EXPECT_TRUE(Contains(error_of("selfplay.simulationz=3"), "simulations"));  // lists the fields
+  EXPECT_EQ(config.SerializeAsString(), before);                             // nothing applied
+}
+
+TEST(TrainConfigTest, ValidationNamesTheKeyAndRange) {
+  struct Case {
+    std::string assignment, expected;
+  };
+  const Case cases[] = {
+      {"selfplay.simulations=0", "config key selfplay.simulations: 0 is out of range 1..100000"},
+      {"selfplay.concurrent_games=0", "config key selfplay.concurrent_games: 0 is out of range"},
+      {"selfplay.resign_threshold=0.7",
+       "config key selfplay.resign_threshold: 0.7 is out of range 0..0.5"},
+      {"selfplay.resign_disabled_fraction=1.5", "config key selfplay.resign_disabled_fraction"},
+      {"selfplay.adjudication=ADJUDICATION_UNSPECIFIED", "config key selfplay.adjudication"},
+      {"selfplay.device=gpu", "config key selfplay.device: 'gpu' is not a device"},
+      {"selfplay.device=cuda:x", "config key selfplay.device"},
+      {"optimizer.device=tpu", "config key optimizer.device"},
+      {"selfplay.precision=fp8", "config key selfplay.precision"},
+      {"selfplay.max_plies=0", "config key selfplay.max_plies"},
+      {"selfplay.gumbel_c_visit=0", "config key selfplay.gumbel_c_visit"},
+      {"selfplay.temperature=-1", "config key selfplay.temperature"},
+      {"variant=chess", "config key variant: unknown variant 'chess'"},
+      {"net.preset=huge", "config key net.preset: 'huge' is not one of tiny, small"},
+      {"replay.window_games=0", "config key replay.window_games"},
+      {"optimizer.optimizer=adam",
+       "config key optimizer.optimizer: 'adam' is not one of sgd, adamw"},
+      {"optimizer.schedule=linear", "config key optimizer.schedule"},
+      {"optimizer.schedule=cosine", "config key optimizer.total_steps: 0 is out of range"},
+      {"optimizer.learning_rate=0", "config key optimizer.learning_rate"},
+      {"optimizer.momentum=1", "config key optimizer.momentum"},
+      {"optimizer.batch_size=0", "config key optimizer.batch_size"},
+      {"optimizer.checkpoint_every_steps=0", "config key optimizer.checkpoint_every_steps"},
+      {"gating.games=21", "config key gating.games: 21 is odd"},
+      {"gating.games=0", "config key gating.games: 0 is out of range 2.."},
+      {"gating.threshold=1.2", "config key gating.threshold"},
+      {"evaluation.games=3", "config key evaluation.games"},
+      {"stop.minutes=-1", "config key stop.minutes"},
+  };
+  for (const Case& c : cases) {
+    proto::TrainConfig config = Demo();
+    ApplyConfigOverride(config, c.assignment);
+    const std::string error = ErrorOf([&] { ValidateTrainConfig(config); });
+    EXPECT_TRUE(Contains(error, c.expected)) << c.assignment << " -> " << error;
+  }
+  // Switched off, gating needs no games; no evaluation needs no simulations.
+  proto::TrainConfig config = Demo();
+  ApplyConfigOverride(config, "gating.enabled=false");
+  ApplyConfigOverride(config, "gating.games=0");
+  ApplyConfigOverride(config, "evaluation.games=0");
+  ApplyConfigOverride(config, "evaluation.simulations=0");
+  EXPECT_EQ(ErrorOf([&] { ValidateTrainConfig(config); }), "");
+}
+
+TEST(TrainConfigTest, TextErrorsNameFileLineAndKey) {
+  const std::string text = "variant: \"chad\"\nselfplay {\n  simulations: 8\n  simulatons: 9\n}\n";
+  const std::string typo = ErrorOf([&] { ParseTrainConfigText(text, "my.txtpb"); });
+  EXPECT_TRUE(Contains(typo, "my.txtpb:4:")) << typo;
+  EXPECT_TRUE(Contains(typo, "simulatons")) << typo;
+  const std::string syntax = ErrorOf([] { ParseTrainConfigText("seed: 1\nnet {\n", "x.txtpb"); });
+  EXPECT_TRUE(Contains(syntax, "x.txtpb:")) << syntax;
+  const std::string type = ErrorOf([] { ParseTrainConfigText("\n\nseed: \"one\"\n", "y.txtpb"); });
+  EXPECT_TRUE(Contains(type, "y.txtpb:3:")) << type;
+
+  // The same through a file.
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("vz-config-" + std::to_string(getpid()) + ".txtpb"))
+                               .string();
+  std::ofstream(path) << text;
+  const std::string from_file = ErrorOf([&] { ReadTrainConfigFile(path); });
+  EXPECT_TRUE(Contains(from_file, path + ":4:")) << from_file;
+  std::ofstream(path) << "# a comment\nvariant: \"cuarenta\"\nselfplay { simulations: 8 }\n";
+  const proto::TrainConfig read = ReadTrainConfigFile(path);
+  EXPECT_EQ(read.variant(), "cuarenta");
+  EXPECT_EQ(read.selfplay().simulations(), 8u);
+  std::filesystem::remove(path);
+  const std::string missing = ErrorOf([&] { ReadTrainConfigFile(path); });
+  EXPECT_TRUE(Contains(missing, path)) << missing;
+}
+
+TEST(TrainConfigTest, HashIgnoresStopAndFollowsEverythingElse) {
+  const proto::TrainConfig base = Demo();
+  const uint64_t hash = TrainConfigHash(base);
+  EXPECT_EQ(TrainConfigHash(Demo()), hash);
+  for (const char* assignment : {"stop.minutes=99", "stop.train_steps=5", "stop.games=7"}) {
+    proto::TrainConfig config = base;
+    ApplyConfigOverride(config, assignment);
+    EXPECT_EQ(TrainConfigHash(config), hash) << assignment;
+  }
+  std::set<uint64_t> hashes = {hash};
+  for (const char* assignment :
+       {"seed=2", "net.preset=small", "selfplay.simulations=17", "selfplay.temperature=0.5",
+        "replay.window_games=501", "optimizer.augment=false", "gating.enabled=false",
+        "evaluation.games=22", "variant=chad"}) {
+    proto::TrainConfig config = base;
+    ApplyConfigOverride(config, assignment);
+    EXPECT_TRUE(hashes.insert(TrainConfigHash(config)).second) << assignment;
+  }
+}
+
+}  // namespace
+}  // namespace vz

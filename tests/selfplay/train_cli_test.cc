@@ -1,0 +1,322 @@
+// `vzero train`, `vzero export` and `vzero report` end to end on a tiny Portuguese-draughts config:
+// a whole run (self-play, chunks, training, gating, promotion, export, evaluation, plots), resume
+// with the same step counter and no game lost or counted twice, SIGKILL at a random moment and
+// resume, SIGTERM stopping cleanly, a corrupted chunk reported by name and skipped, config errors
+// naming their key. Runs the vzero binary of the same build (VZ_VZERO names another one) and
+// skips when there is none.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "selfplay/game_record.h"
+
+namespace vz {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Execution {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+std::string VzeroPath() {
+  if (const char* path = std::getenv("VZ_VZERO")) return path;
+  return (fs::read_symlink("/proc/self/exe").parent_path() / "vzero").string();
+}
+
+std::string CommandLine(const std::vector<std::string>& arguments) {
+  std::string command = "'" + VzeroPath() + "'";
+  for (const std::string& argument : arguments) command += " '" + argument + "'";
+  return command;
+}
+
+Execution RunVzero(const std::vector<std::string>& arguments) {
+  const std::string command = CommandLine(arguments) + " 2>&1";
+  Execution run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;)
+    run.output.append(buffer, n);
+  const int status = pclose(pipe);
+  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+// Starts vzero in the background (output to `log`); returns its pid.
+pid_t StartVzero(const std::vector<std::string>& arguments, const std::string& log) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string command = "exec " + CommandLine(arguments) + " >'" + log + "' 2>&1";
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits up to `seconds` for `pid`; returns its wait status, or -1 on timeout.
+int WaitFor(pid_t pid, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return -1;
+}
+
+// The tiny run: draughts, a tiny net, 4 simulations, small batches; stops after `steps` steps.
+std::vector<std::string> TinyRun(const std::string& run_dir, int steps) {
+  return {"train",
+          "--variant", "portuguese-draughts",
+          "--preset", "demo",
+          "--run-dir", run_dir,
+          "--no-status",
+          "--set", "selfplay.concurrent_games=8",
+          "--set", "selfplay.simulations=4",
+          "--set", "selfplay.gumbel_max_considered=4",
+          "--set", "selfplay.max_plies=60",
+          "--set", "selfplay.games_per_chunk=4",
+          "--set", "replay.window_games=40",
+          "--set", "replay.min_positions=64",
+          "--set", "optimizer.batch_size=16",
+          "--set", "optimizer.checkpoint_every_steps=6",
+          "--set", "gating.games=2",
+          "--set", "gating.simulations=4",
+          "--set", "evaluation.games=2",
+          "--set", "evaluation.simulations=4",
+          "--set", "stop.minutes=0",
+          "--set", "stop.train_steps=" + std::to_string(steps)};
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// Game numbers of every finished game on disk (chunks and pending files); fails on a duplicate.
+std::multiset<uint64_t> GameIndices(const fs::path& run_dir) {
+  std::multiset<uint64_t> indices;
+  for (const fs::path& dir : {run_dir / "records", run_dir / "records" / "pending"}) {
+    for (const std::string& path : ListRecordChunks(dir.string())) {
+      try {
+        for (const proto::GameRecord& record : ReadRecordChunk(path)) indices.insert(record.index());
+      } catch (const std::exception&) {
+        // corrupted on purpose in one test
+      }
+    }
+  }
+  return indices;
+}
+
+bool Unique(const std::multiset<uint64_t>& indices) {
+  return std::set<uint64_t>(indices.begin(), indices.end()).size() == indices.size();
+}
+
+nlohmann::json State(const fs::path& run_dir) {
+  return nlohmann::json::parse(ReadFile(run_dir / "state.json"), nullptr, false);
+}
+
+class TrainCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (access(VzeroPath().c_str(), X_OK) != 0) {
+      GTEST_SKIP() << "no vzero binary at " << VzeroPath() << " (build the vzero target)";
+    }
+    dir_ = fs::temp_directory_path() /
+           ("vzero-train-test-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    setenv("VZ_TORCH_THREADS", "1", 1);
+  }
+  void TearDown() override {
+    std::error_code error;
+    if (!HasFailure()) fs::remove_all(dir_, error);
+  }
+  fs::path dir_;
+};
+
+TEST_F(TrainCliTest, TinyRunEndToEndAndResume) {
+  const fs::path run = dir_ / "run";
+  const Execution first = RunVzero(TinyRun(run.string(), 12));
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_NE(first.output.find("exported net: " + (run / "nets" / "best.vznet").string()),
+            std::string::npos)
+      << first.output;
+  EXPECT_NE(first.output.find("best net vs initial net"), std::string::npos) << first.output;
+  EXPECT_NE(first.output.find("best net vs rollout search"), std::string::npos) << first.output;
+  for (const char* file : {"config.txtpb", "state.json", "metrics.jsonl", "train.log",
+                           "evaluation.txt", "checkpoints/trainer.ckpt", "nets/initial.vznet",
+                           "nets/best.vznet"}) {
+    EXPECT_TRUE(fs::exists(run / file)) << file;
+  }
+  nlohmann::json state = State(run);
+  ASSERT_TRUE(state.is_object());
+  EXPECT_EQ(state["step"], 12);
+  // Gating ran at steps 6 and 12.
+  EXPECT_EQ(state["last_gated_step"], 12);
+  // The sample cap: at most 4 training samples per self-play position.
+  EXPECT_LE(12 * 16, 4 * state["positions"].get<int64_t>());
+  const std::multiset<uint64_t> before = GameIndices(run);
+  EXPECT_EQ(int64_t(before.size()), state["games"].get<int64_t>());
+  EXPECT_TRUE(Unique(before));
+  // Every metric kind was written.
+  std::set<std::string> kinds;
+  std::istringstream metrics(ReadFile(run / "metrics.jsonl"));
+  for (std::string line; std::getline(metrics, line);) {
+    const auto object = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_TRUE(object.is_object()) << line;
+    kinds.insert(object.value("type", ""));
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"selfplay", "train", "gating", "evaluation"}));
+
+  // The net is ready for play.
+  const Execution search = RunVzero({"search", "--variant", "portuguese-draughts", "--evaluator",
+                                     "net", "--net", (run / "nets" / "best.vznet").string(),
+                                     "--simulations", "8"});
+  EXPECT_EQ(search.status, 0) << search.output;
+
+  // Resume: the same settings with a higher step limit continue from step 12.
+  const Execution second = RunVzero(TinyRun(run.string(), 18));
+  ASSERT_EQ(second.status, 0) << second.output;
+  EXPECT_NE(second.output.find("resuming run"), std::string::npos) << second.output;
+  EXPECT_NE(second.output.find("step 12"), std::string::npos) << second.output;
+  state = State(run);
+  EXPECT_EQ(state["step"], 18);
+  const std::multiset<uint64_t> after = GameIndices(run);
+  EXPECT_TRUE(Unique(after));
+  for (uint64_t index : before) EXPECT_EQ(after.count(index), 1u) << "game " << index;
+
+  // export and report.
+  const fs::path exported = dir_ / "exported.vznet";
+  const Execution exporting = RunVzero(
+      {"export", (run / "checkpoints" / "trainer.ckpt").string(), "-o", exported.string()});
+  EXPECT_EQ(exporting.status, 0) << exporting.output;
+  EXPECT_NE(exporting.output.find("step 18"), std::string::npos) << exporting.output;
+  EXPECT_TRUE(fs::exists(exported));
+  const Execution bad_export =
+      RunVzero({"export", (run / "state.json").string(), "-o", (dir_ / "x.vznet").string()});
+  EXPECT_EQ(bad_export.status, 1);
+  EXPECT_NE(bad_export.output.find("state.json"), std::string::npos) << bad_export.output;
+  const Execution report = RunVzero({"report", run.string()});
+  EXPECT_EQ(report.status, 0) << report.output;
+  EXPECT_NE(report.output.find("gating:"), std::string::npos) << report.output;
+
+  // Another config in the same run directory is refused.
+  std::vector<std::string> other = TinyRun(run.string(), 24);
+  other.insert(other.end(), {"--set", "selfplay.simulations=5"});
+  const Execution refused = RunVzero(other);
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.output.find("another config"), std::string::npos) << refused.output;
+}
+
+TEST_F(TrainCliTest, KilledRunResumesWithoutLosingOrRepeatingGames) {
+  const fs::path run = dir_ / "run";
+  const fs::path log = dir_ / "first.log";
+  const pid_t pid = StartVzero(TinyRun(run.string(), 100000), log.string());
+  // Kill it once it has finished some games and taken some steps (or after 60 s at most).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const nlohmann::json state =
+        fs::exists(run / "state.json") ? State(run) : nlohmann::json();
+    if (state.is_object() && state.value("step", 0) >= 6) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  ASSERT_NE(WaitFor(pid, 30), -1);
+  const std::multiset<uint64_t> before = GameIndices(run);
+  ASSERT_TRUE(Unique(before));
+  ASSERT_GT(before.size(), 0u) << ReadFile(log);
+  const int64_t step_before = State(run).value("step", 0);
+
+  const Execution resumed = RunVzero(TinyRun(run.string(), int(step_before) + 6));
+  ASSERT_EQ(resumed.status, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("step " + std::to_string(step_before)), std::string::npos)
+      << resumed.output;
+  const std::multiset<uint64_t> after = GameIndices(run);
+  EXPECT_TRUE(Unique(after));
+  for (uint64_t index : before) EXPECT_EQ(after.count(index), 1u) << "game " << index;
+  EXPECT_EQ(State(run)["step"], step_before + 6);
+}
+
+TEST_F(TrainCliTest, SigtermStopsCleanly) {
+  const fs::path run = dir_ / "run";
+  const fs::path log = dir_ / "run.log";
+  const pid_t pid = StartVzero(TinyRun(run.string(), 100000), log.string());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline && GameIndices(run).size() < 4) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  const int status = WaitFor(pid, 120);
+  ASSERT_NE(status, -1) << "vzero train did not stop after SIGTERM";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadFile(log);
+  const std::string output = ReadFile(log);
+  EXPECT_NE(output.find("stopped by a signal"), std::string::npos) << output;
+  EXPECT_TRUE(fs::exists(run / "checkpoints" / "trainer.ckpt") ||
+              State(run).value("step", 0) == 0);
+}
+
+TEST_F(TrainCliTest, CorruptedChunkIsReportedAndSkipped) {
+  const fs::path run = dir_ / "run";
+  ASSERT_EQ(RunVzero(TinyRun(run.string(), 6)).status, 0);
+  const std::vector<std::string> chunks = ListRecordChunks((run / "records").string());
+  ASSERT_FALSE(chunks.empty());
+  {
+    std::fstream file(chunks.front(), std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(20);
+    file.write("garbage!garbage!", 16);
+  }
+  const Execution resumed = RunVzero(TinyRun(run.string(), 12));
+  ASSERT_EQ(resumed.status, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("skipping record file"), std::string::npos) << resumed.output;
+  EXPECT_NE(resumed.output.find(chunks.front()), std::string::npos) << resumed.output;
+}
+
+TEST_F(TrainCliTest, ConfigErrorsNameTheirKey) {
+  const fs::path run = dir_ / "run";
+  std::vector<std::string> arguments = TinyRun(run.string(), 6);
+  arguments.insert(arguments.end(), {"--set", "selfplay.simulations=0"});
+  Execution bad = RunVzero(arguments);
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.output.find("selfplay.simulations"), std::string::npos) << bad.output;
+
+  arguments = TinyRun(run.string(), 6);
+  arguments.insert(arguments.end(), {"--set", "selfplay.simulation=8"});
+  bad = RunVzero(arguments);
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.output.find("selfplay.simulation"), std::string::npos) << bad.output;
+
+  const fs::path config = dir_ / "bad.txtpb";
+  std::ofstream(config) << "variant: \"chad\"\nselfplay { simulatoins: 3 }\n";
+  bad = RunVzero({"train", "--config", config.string(), "--run-dir", run.string()});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.output.find("simulatoins"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find(config.string() + ":2"), std::string::npos) << bad.output;
+
+  bad = RunVzero({"train", "--preset", "nope", "--run-dir", run.string()});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.output.find("nope"), std::string::npos) << bad.output;
+  EXPECT_FALSE(fs::exists(run / "config.txtpb"));
+}
+
+}  // namespace
+}  // namespace vz
