@@ -11,6 +11,9 @@ namespace vz::app {
 void AddVersionCommand(CLI::App& app);
 void AddPerftCommand(CLI::App& app);
 void AddShowCommand(CLI::App& app);
+void AddAnalysisCommand(CLI::App& app);
+void AddPlayCommand(CLI::App& app);
+void AddUciCommand(CLI::App& app);
 void AddSearchCommand(CLI::App& app);
 void AddBenchCommand(CLI::App& app);
 void AddMatchCommand(CLI::App& app);

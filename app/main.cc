@@ -34,6 +34,9 @@ int main(int argc, char** argv) {
   vz::app::AddVersionCommand(app);
   vz::app::AddPerftCommand(app);
   vz::app::AddShowCommand(app);
+  vz::app::AddAnalysisCommand(app);
+  vz::app::AddPlayCommand(app);
+  vz::app::AddUciCommand(app);
   vz::app::AddSearchCommand(app);
   vz::app::AddBenchCommand(app);
   vz::app::AddMatchCommand(app);

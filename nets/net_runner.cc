@@ -7,6 +7,12 @@
 #include <cstring>
 #include <mutex>
 
+// The CUDA stream API (LibTorch's own header) where this build has CUDA.
+#if defined(VZ_HAVE_CUDA) && __has_include(<c10/cuda/CUDAStream.h>)
+#include <c10/cuda/CUDAStream.h>
+#define VZ_TORCH_CUDA_STREAMS 1
+#endif
+
 #include "engine/core/error.h"
 #include "nets/model.h"
 
@@ -118,6 +124,47 @@ void NetRunner::WarmUp(int batch) {
     Run(planes.data(), batch, offsets.data(), actions.data(), logits.data(), wdl.data());
   }
   if (impl_->device.is_cuda()) torch::cuda::synchronize(impl_->device.index());
+}
+
+void NetRunner::RunDevice(const void* planes, DeviceInput type, int batch, float* policy_logits,
+                          float* wdl_logits) {
+  if (!impl_->device.is_cuda()) {
+    throw Error(fmt::format("RunDevice: runner is on {}, not on a CUDA device", device()));
+  }
+  if (batch < 1) throw Error(fmt::format("RunDevice: batch {} is not positive", batch));
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  try {
+    torch::InferenceMode inference;
+    const NetArchitecture& a = impl_->net->architecture;
+    const auto on_device = torch::TensorOptions().device(impl_->device);
+    torch::Tensor input = torch::from_blob(
+        const_cast<void*>(planes), {batch, a.input_planes, a.height, a.width},
+        on_device.dtype(type == DeviceInput::kBFloat16 ? torch::kBFloat16 : torch::kFloat32));
+    if (input.scalar_type() != impl_->dtype) input = input.to(impl_->dtype);
+    auto [policy, value] = impl_->net->forward(input);
+    torch::from_blob(policy_logits, {batch, int64_t(a.num_actions)},
+                     on_device.dtype(torch::kFloat32))
+        .copy_(policy);
+    torch::from_blob(wdl_logits, {batch, 3}, on_device.dtype(torch::kFloat32)).copy_(value);
+  } catch (const c10::Error& error) {
+    throw Error(fmt::format("network evaluation on {} failed: {}", device(),
+                            error.what_without_backtrace()));
+  }
+}
+
+void* NetRunner::CudaStream() const {
+  if (!impl_->device.is_cuda()) {
+    throw Error(fmt::format("runner is on {}, which has no CUDA stream", device()));
+  }
+#if defined(VZ_TORCH_CUDA_STREAMS)
+  return c10::cuda::getCurrentCUDAStream(impl_->device.index()).stream();
+#else
+  throw Error("this vzero was built without CUDA: no CUDA stream");
+#endif
+}
+
+int NetRunner::CudaDeviceIndex() const {
+  return impl_->device.is_cuda() ? int(impl_->device.index()) : -1;
 }
 
 const NetArchitecture& NetRunner::architecture() const { return impl_->net->architecture; }

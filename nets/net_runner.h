@@ -49,6 +49,27 @@ class NetRunner {
   // Runs a few batches of zeros of size `batch` (kernel selection, allocator warm-up).
   void WarmUp(int batch);
 
+  // Element type of RunDevice's planes.
+  enum class DeviceInput { kFloat32, kBFloat16 };
+
+  // The device-input entry point of the GPU evaluator (nets/cuda_evaluator.h): evaluates `batch`
+  // >= 1 positions whose planes are already in this runner's CUDA device memory. Enqueued on
+  // CudaStream() and not synchronised: outputs are valid once that stream has run.
+  //   planes         [batch][input_planes][height][width]  device, float32 or bf16 (`type`)
+  //   policy_logits  [batch][num_actions]   device output, float32 policy logits
+  //   wdl_logits     [batch][3]             device output, float32 WDL logits (no softmax)
+  // Throws vz::Error on a CPU runner or a device failure.
+  void RunDevice(const void* planes, DeviceInput type, int batch, float* policy_logits,
+                 float* wdl_logits);
+
+  // LibTorch's current CUDA stream on this runner's device (a cudaStream_t; the calling thread's
+  // current stream, so ask before each batch). Throws vz::Error on a CPU runner or in a build
+  // without CUDA.
+  void* CudaStream() const;
+
+  // The runner's CUDA device index, -1 on the CPU.
+  int CudaDeviceIndex() const;
+
   const NetArchitecture& architecture() const;
   std::string device() const;     // e.g. "cuda:0"
   std::string precision() const;  // "fp32", "fp16" or "bf16"

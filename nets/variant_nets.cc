@@ -9,6 +9,7 @@
 #include "engine/games.h"
 #include "engine/search/evaluator_registry.h"
 #include "nets/fresh_net.h"
+#include "nets/net_evaluator.h"
 #include "nets/torch_evaluator.h"
 
 namespace vz::nets {
@@ -78,11 +79,14 @@ NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std:
       if (size < 1 || size > 65536) throw Error(fmt::format("batch size {} is out of range", size));
       largest = std::max(largest, size);
     }
-    TorchEvaluator<G> evaluator(net, source, device, precision, /*warmup_batch=*/largest);
+    // The GPU evaluator on a CUDA device (nets/net_evaluator.h), the LibTorch one otherwise.
+    const std::unique_ptr<Evaluator<G>> made =
+        MakeNetEvaluator<G>(net, source, device, precision, /*warmup_batch=*/largest);
+    Evaluator<G>& evaluator = *made;
     NnBenchReport report;
     report.variant = net.game;
-    report.device = evaluator.runner().device();
-    report.precision = evaluator.runner().precision();
+    report.device = RunnerOf(evaluator).device();
+    report.precision = RunnerOf(evaluator).precision();
     report.architecture = DescribeArchitecture(net.architecture);
     report.parameters = net.ParameterCount();
     EvalBatch<G> batch;
@@ -112,7 +116,9 @@ NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std:
 template <class... Gs>
 void InstallNetEvaluatorsFor(GameList<Gs...>) {
   ((NetEvaluatorSlot<Gs>() = [](const std::string& path, const std::string& device)
-        -> std::unique_ptr<Evaluator<Gs>> { return MakeTorchEvaluator<Gs>(path, device); }),
+        -> std::unique_ptr<Evaluator<Gs>> {
+         return MakeNetEvaluator<Gs>(ReadNetFile(path), path, device);
+       }),
    ...);
 }
 

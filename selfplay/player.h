@@ -4,8 +4,9 @@
 //   random              uniformly random legal move (seeded)
 //   rollout:SIMS        MCTS (PUCT) with the random-rollout evaluator, SIMS simulations a move
 //   alphabeta:DEPTH     iterative-deepening alpha-beta to DEPTH plies (engine/alphabeta/)
-//   net:FILE:SIMS       MCTS (PUCT) with the LibTorch evaluator of net file FILE on the CPU, SIMS
-//                       simulations a move; only in builds with LibTorch (VZ_HAVE_TORCH)
+//   net:FILE:SIMS       MCTS (PUCT) with the network evaluator of net file FILE (on the first CUDA
+//                       device when there is one, else the CPU), SIMS simulations a move; only in
+//                       builds with LibTorch (VZ_HAVE_TORCH)
 // `uci:COMMAND` is not available yet: its spec is rejected with a message saying so.
 //
 // A player plays one game at a time and belongs to one thread. The MCTS players (rollout, net)
@@ -30,7 +31,7 @@
 #include "engine/search/mcts.h"
 #include "engine/search/rollout_evaluator.h"
 #if VZ_HAVE_TORCH
-#include "nets/torch_evaluator.h"
+#include "nets/net_evaluator.h"
 #endif
 
 namespace vz {
@@ -226,7 +227,9 @@ template <Game G>
 std::shared_ptr<Evaluator<G>> MakePlayerEvaluator(const PlayerSpec& spec) {
   if (spec.kind == "rollout") return std::make_shared<GameSeededRolloutEvaluator<G>>();
 #if VZ_HAVE_TORCH
-  if (spec.kind == "net") return nets::MakeTorchEvaluator<G>(spec.file, "cpu");
+  if (spec.kind == "net") {
+    return nets::MakeNetEvaluator<G>(nets::ReadNetFile(spec.file), spec.file, "auto");
+  }
 #endif
   return nullptr;
 }

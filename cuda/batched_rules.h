@@ -1,0 +1,286 @@
+#pragma once
+
+// The batched rules interface over a batch of positions of one game G: legal moves with their
+// policy indices, one move applied per position, position-local outcomes, hashes, network input
+// planes (float or bf16) and the prior gather of the network's policy. Two implementations share
+// this file's per-position cores (VZ_HD, the games' own rule code from engine/):
+//   - the CPU twin below (Cpu* functions: plain C++, loops over the batch, no CUDA needed);
+//   - the CUDA kernels of cuda/batched_kernels.h (Launch* functions: one thread per position
+//     running the very same cores), so GPU and CPU results are equal by construction.
+// Source: ../shared/design/ARCHITECTURE.md ("Networks and the GPU path"); the prior semantics are
+// those of nets/torch_evaluator.h; bf16 rounding is round-to-nearest-even as in PyTorch's
+// c10::BFloat16.
+//
+// Arrays (all row-major, `batch` = number of positions; host arrays for the twin, device arrays
+// for the kernels, same shapes):
+//   positions         [batch]                       G::Position (trivially copyable)
+//   moves             [batch][G::kMaxMoves]          Move; entries [i][0, counts[i]) are position
+//                                                    i's legal moves in G::GenerateMoves order,
+//                                                    the rest are left unwritten
+//   counts            [batch]                       int32 number of legal moves (0 <= c <= kMaxMoves)
+//   policy_indices    [batch][G::kMaxMoves]          int32 InputEncoding<G>::PolicyIndex of each
+//                                                    legal move, in [0, G::kNumActions); the rest
+//                                                    unwritten
+//   choices           [batch]                       int32 index into moves[i] of the move to play
+//   outcomes          [batch]                       vz::Outcome (2 bytes) = G::LocalOutcome
+//   hashes            [batch]                       uint64 G::Hash (incremental Zobrist hash)
+//   computed_hashes   [batch]                       uint64 G::ComputeHash (from scratch)
+//   repetition_counts [batch]                       int32 >= 1 (nullptr: 1 for every position)
+//   planes            [batch][kPlanes][kHeight][kWidth]  float32, or bf16 as uint16 bit patterns,
+//                                                    InputEncoding<G>::Encode of each position
+//   policy_logits     [batch][num_actions]          float32 network policy logits
+//   prior_offsets     [batch + 1]                   int32 (optional) compact prior layout: entry
+//                                                    i's priors at priors[prior_offsets[i] + k]
+//   priors            [batch][max_moves] (no offsets) or [prior_offsets[batch]] (offsets), float32
+//   wdl_logits        [batch][3]                    float32 network value logits (win, draw, loss)
+//   wdl               [batch][3]                    float32 softmax of wdl_logits
+//   digests           [batch]                       uint64 MoveListDigest of each move list
+
+#include <math.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "engine/core/macros.h"
+#include "engine/core/types.h"
+#include "engine/input_encoding.h"
+
+namespace vz::cuda {
+
+// ------------------------------------------------------------------------------------------------
+// Per-position cores (host and device). `i` is the position's index in the batch.
+
+// bf16 bit pattern of `value`, rounded to nearest even (NaN stays a quiet NaN), as
+// c10::BFloat16 and __float2bfloat16_rn do.
+VZ_HD inline uint16_t FloatToBf16Bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return uint16_t((bits >> 16) | 0x0040u);
+  const uint32_t rounding_bias = 0x7FFFu + ((bits >> 16) & 1u);
+  return uint16_t((bits + rounding_bias) >> 16);
+}
+
+// float value of a bf16 bit pattern (exact).
+VZ_HD inline float Bf16BitsToFloat(uint16_t bits) {
+  const uint32_t wide = uint32_t(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, sizeof(value));
+  return value;
+}
+
+// FNV-1a over the count and raw bits of `count` moves: equal move lists (same moves, same order)
+// have equal digests, so host and device can compare whole lists by one number.
+VZ_HD inline uint64_t MoveListDigest(const Move* moves, int count) {
+  uint64_t digest = 0xCBF29CE484222325ull;
+  auto mix = [&digest](uint64_t word) {
+    for (int byte = 0; byte < 8; ++byte) {
+      digest ^= (word >> (8 * byte)) & 0xFFu;
+      digest *= 0x100000001B3ull;
+    }
+  };
+  mix(uint64_t(uint32_t(count)));
+  for (int k = 0; k < count; ++k) mix(moves[k].raw);
+  return digest;
+}
+
+template <class G>
+VZ_HD void LegalMovesAt(const typename G::Position* positions, int i, Move* moves,
+                        int32_t* counts, int32_t* policy_indices) {
+  const typename G::Position& p = positions[i];
+  typename G::MoveList list;
+  list.Clear();
+  G::GenerateMoves(p, list);
+  Move* out = moves + size_t(i) * G::kMaxMoves;
+  for (int k = 0; k < list.size; ++k) out[k] = list.moves[k];
+  counts[i] = list.size;
+  if (policy_indices != nullptr) {
+    int32_t* indices = policy_indices + size_t(i) * G::kMaxMoves;
+    for (int k = 0; k < list.size; ++k)
+      indices[k] = InputEncoding<G>::PolicyIndex(p, list.moves[k]);
+  }
+}
+
+// Plays moves[i][choices[i]] on positions[i]; a choice outside [0, counts[i]) leaves the position
+// unchanged (so a batch can skip entries with -1, and bad input cannot read past the list).
+template <class G>
+VZ_HD void ApplyMoveAt(typename G::Position* positions, int i, const Move* moves,
+                       const int32_t* counts, const int32_t* choices) {
+  const int choice = choices[i];
+  if (choice < 0 || choice >= counts[i] || choice >= G::kMaxMoves) return;
+  G::ApplyMove(positions[i], moves[size_t(i) * G::kMaxMoves + choice]);
+}
+
+// G::LocalOutcome of positions[i] given its number of legal moves: counts[i], or counted here
+// when `counts` is nullptr.
+template <class G>
+VZ_HD void OutcomeAt(const typename G::Position* positions, int i, const int32_t* counts,
+                     Outcome* outcomes) {
+  int count;
+  if (counts != nullptr) {
+    count = counts[i];
+  } else {
+    typename G::MoveList list;
+    list.Clear();
+    G::GenerateMoves(positions[i], list);
+    count = list.size;
+  }
+  outcomes[i] = G::LocalOutcome(positions[i], count);
+}
+
+template <class G>
+VZ_HD void HashAt(const typename G::Position* positions, int i, uint64_t* hashes,
+                  uint64_t* computed_hashes) {
+  if (hashes != nullptr) hashes[i] = G::Hash(positions[i]);
+  if (computed_hashes != nullptr) computed_hashes[i] = G::ComputeHash(positions[i]);
+}
+
+template <class G>
+VZ_HD void EncodeFloatAt(const typename G::Position* positions, int i,
+                         const int32_t* repetition_counts, float* planes) {
+  using E = InputEncoding<G>;
+  const int repetition = repetition_counts != nullptr ? repetition_counts[i] : 1;
+  E::Encode(positions[i], repetition, planes + size_t(i) * E::kSize);
+}
+
+// As EncodeFloatAt, each entry rounded to bf16 (the float planes live in `scratch`, kSize floats).
+template <class G>
+VZ_HD void EncodeBf16At(const typename G::Position* positions, int i,
+                        const int32_t* repetition_counts, uint16_t* planes, float* scratch) {
+  using E = InputEncoding<G>;
+  const int repetition = repetition_counts != nullptr ? repetition_counts[i] : 1;
+  E::Encode(positions[i], repetition, scratch);
+  uint16_t* out = planes + size_t(i) * E::kSize;
+  for (int k = 0; k < E::kSize; ++k) out[k] = FloatToBf16Bits(scratch[k]);
+}
+
+// Priors of entry i from its policy logits, as nets/torch_evaluator.h computes them: a softmax
+// over the DISTINCT policy indices of the legal moves (everything else masked out), each index's
+// probability shared equally by the moves that have it. Indices outside [0, num_actions) get
+// prior 0 and take no part. Then the WDL softmax of entry i. Either output may be nullptr.
+VZ_HD inline void GatherPriorsAt(const float* policy_logits, int num_actions,
+                                 const int32_t* policy_indices, int max_moves,
+                                 const int32_t* counts, bool actions_may_collide,
+                                 const int32_t* prior_offsets, float* priors,
+                                 const float* wdl_logits, float* wdl, int i) {
+  if (priors != nullptr) {
+    const float* logits = policy_logits + size_t(i) * num_actions;
+    const int32_t* indices = policy_indices + size_t(i) * max_moves;
+    int count = counts[i];
+    if (count > max_moves) count = max_moves;
+    if (count < 0) count = 0;
+    float* out = priors + size_t(i) * max_moves;
+    if (prior_offsets != nullptr) {
+      out = priors + prior_offsets[i];
+      const int room = prior_offsets[i + 1] - prior_offsets[i];
+      if (count > room) count = room;  // never write past the entry's slots
+    }
+    auto valid = [&](int k) { return indices[k] >= 0 && indices[k] < num_actions; };
+    // A move counts towards the sum only as the first of its index.
+    auto first_of_index = [&](int k) {
+      if (!actions_may_collide) return true;
+      for (int j = 0; j < k; ++j) {
+        if (indices[j] == indices[k]) return false;
+      }
+      return true;
+    };
+    float max_logit = -INFINITY;
+    for (int k = 0; k < count; ++k) {
+      if (valid(k) && logits[indices[k]] > max_logit) max_logit = logits[indices[k]];
+    }
+    double sum = 0.0;
+    for (int k = 0; k < count; ++k) {
+      if (valid(k) && first_of_index(k)) sum += double(expf(logits[indices[k]] - max_logit));
+    }
+    for (int k = 0; k < count; ++k) {
+      if (!valid(k) || !(sum > 0.0)) {
+        out[k] = 0.0f;
+        continue;
+      }
+      int sharers = 1;
+      if (actions_may_collide) {
+        sharers = 0;
+        for (int j = 0; j < count; ++j) sharers += indices[j] == indices[k];
+      }
+      const float probability = expf(logits[indices[k]] - max_logit);
+      out[k] = float(double(probability) / sum) / float(sharers);
+    }
+  }
+  if (wdl != nullptr) {
+    const float* v = wdl_logits + size_t(i) * 3;
+    float* w = wdl + size_t(i) * 3;
+    const float m = fmaxf(v[0], fmaxf(v[1], v[2]));
+    const float e0 = expf(v[0] - m), e1 = expf(v[1] - m), e2 = expf(v[2] - m);
+    const float sum = e0 + e1 + e2;
+    w[0] = e0 / sum;
+    w[1] = e1 / sum;
+    w[2] = e2 / sum;
+  }
+}
+
+VZ_HD inline void MoveDigestAt(const Move* moves, int max_moves, const int32_t* counts,
+                               uint64_t* digests, int i) {
+  int count = counts[i];
+  if (count > max_moves) count = max_moves;
+  if (count < 0) count = 0;
+  digests[i] = MoveListDigest(moves + size_t(i) * max_moves, count);
+}
+
+// ------------------------------------------------------------------------------------------------
+// The CPU twin: the same cores in a loop over host arrays (shapes in the file comment). No
+// throwing: `batch` <= 0 does nothing.
+
+template <class G>
+void CpuLegalMoves(const typename G::Position* positions, int batch, Move* moves, int32_t* counts,
+                   int32_t* policy_indices) {
+  for (int i = 0; i < batch; ++i) LegalMovesAt<G>(positions, i, moves, counts, policy_indices);
+}
+
+template <class G>
+void CpuApplyMoves(typename G::Position* positions, int batch, const Move* moves,
+                   const int32_t* counts, const int32_t* choices) {
+  for (int i = 0; i < batch; ++i) ApplyMoveAt<G>(positions, i, moves, counts, choices);
+}
+
+template <class G>
+void CpuOutcomes(const typename G::Position* positions, int batch, const int32_t* counts,
+                 Outcome* outcomes) {
+  for (int i = 0; i < batch; ++i) OutcomeAt<G>(positions, i, counts, outcomes);
+}
+
+template <class G>
+void CpuHashes(const typename G::Position* positions, int batch, uint64_t* hashes,
+               uint64_t* computed_hashes) {
+  for (int i = 0; i < batch; ++i) HashAt<G>(positions, i, hashes, computed_hashes);
+}
+
+template <class G>
+void CpuEncodeFloat(const typename G::Position* positions, int batch,
+                    const int32_t* repetition_counts, float* planes) {
+  for (int i = 0; i < batch; ++i) EncodeFloatAt<G>(positions, i, repetition_counts, planes);
+}
+
+template <class G>
+void CpuEncodeBf16(const typename G::Position* positions, int batch,
+                   const int32_t* repetition_counts, uint16_t* planes) {
+  float scratch[InputEncoding<G>::kSize];
+  for (int i = 0; i < batch; ++i)
+    EncodeBf16At<G>(positions, i, repetition_counts, planes, scratch);
+}
+
+inline void CpuGatherPriors(const float* policy_logits, int num_actions,
+                            const int32_t* policy_indices, int max_moves, const int32_t* counts,
+                            int batch, bool actions_may_collide, const int32_t* prior_offsets,
+                            float* priors, const float* wdl_logits, float* wdl) {
+  for (int i = 0; i < batch; ++i) {
+    GatherPriorsAt(policy_logits, num_actions, policy_indices, max_moves, counts,
+                   actions_may_collide, prior_offsets, priors, wdl_logits, wdl, i);
+  }
+}
+
+inline void CpuMoveDigests(const Move* moves, int max_moves, const int32_t* counts, int batch,
+                           uint64_t* digests) {
+  for (int i = 0; i < batch; ++i) MoveDigestAt(moves, max_moves, counts, digests, i);
+}
+
+}  // namespace vz::cuda

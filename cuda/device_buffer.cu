@@ -1,0 +1,91 @@
+// CUDA runtime calls behind cuda/device_buffer.h, each checked with VZ_CUDA_CHECK.
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "cuda/cuda_check.h"
+#include "cuda/device_buffer.h"
+
+namespace vz::cuda {
+
+int DeviceCount() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the error: no driver or no device is not a fault here
+    return 0;
+  }
+  return count;
+}
+
+void* DeviceAllocate(size_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* pointer = nullptr;
+  VZ_CUDA_CHECK(cudaMalloc(&pointer, bytes));
+  return pointer;
+}
+
+void DeviceFree(void* pointer) noexcept {
+  if (pointer != nullptr) cudaFree(pointer);
+}
+
+void* PinnedAllocate(size_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* pointer = nullptr;
+  VZ_CUDA_CHECK(cudaHostAlloc(&pointer, bytes, cudaHostAllocPortable));
+  return pointer;
+}
+
+void PinnedFree(void* pointer) noexcept {
+  if (pointer != nullptr) cudaFreeHost(pointer);
+}
+
+void CopyToDeviceAsync(void* device, const void* host, size_t bytes, Stream stream) {
+  if (bytes == 0) return;
+  VZ_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice,
+                                static_cast<cudaStream_t>(stream)));
+}
+
+void CopyToHostAsync(void* host, const void* device, size_t bytes, Stream stream) {
+  if (bytes == 0) return;
+  VZ_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost,
+                                static_cast<cudaStream_t>(stream)));
+}
+
+void CopyToDevice(void* device, const void* host, size_t bytes) {
+  if (bytes == 0) return;
+  VZ_CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+}
+
+void CopyToHost(void* host, const void* device, size_t bytes) {
+  if (bytes == 0) return;
+  VZ_CUDA_CHECK(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost));
+}
+
+void MemsetAsync(void* device, int byte, size_t bytes, Stream stream) {
+  if (bytes == 0) return;
+  VZ_CUDA_CHECK(cudaMemsetAsync(device, byte, bytes, static_cast<cudaStream_t>(stream)));
+}
+
+void SynchronizeStream(Stream stream) {
+  VZ_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+}
+
+void SynchronizeDevice() { VZ_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+int CurrentDevice() {
+  int index = 0;
+  VZ_CUDA_CHECK(cudaGetDevice(&index));
+  return index;
+}
+
+void SetDevice(int index) {
+  const int count = DeviceCount();
+  if (index < 0 || index >= count) {
+    throw Error("CUDA device " + std::to_string(index) + ": only " + std::to_string(count) +
+                " device(s) present");
+  }
+  VZ_CUDA_CHECK(cudaSetDevice(index));
+}
+
+}  // namespace vz::cuda

@@ -1,0 +1,195 @@
+#pragma once
+
+// The GPU evaluator of the search (vz::Evaluator<G>): the whole leaf batch is evaluated on a CUDA
+// device, the CPU only packs the positions and unpacks priors and values. Per Evaluate call, all
+// on LibTorch's current CUDA stream of the net's device (NetRunner::CudaStream), in order:
+//   1. one host-to-device copy from pinned memory of the batch's inputs:
+//        positions [n] G::Position | repetition counts [n] int32 | prior offsets [n + 1] int32
+//   2. LaunchLegalMoves<G>: moves [n][kMaxMoves], counts [n], policy indices [n][kMaxMoves]
+//   3. LaunchEncodeBf16<G> (bf16 nets) or LaunchEncodeFloat<G> (fp32/fp16 nets): planes
+//      [n][kPlanes][kHeight][kWidth] written straight into the network's input tensor memory
+//   4. NetRunner::RunDevice: policy logits [n][kNumActions], WDL logits [n][3] (float32)
+//   5. LaunchGatherPriors (compact, at the prior offsets) and LaunchMoveDigests into one output
+//      region:  wdl [n][3] float | counts [n] int32 | digests [n] uint64 | priors [total] float
+//   6. one device-to-host copy of that region into pinned memory, then a stream synchronise.
+// The priors are those of TorchEvaluator (nets/torch_evaluator.h): a softmax over the distinct
+// policy indices of the legal moves, indices shared by several moves split equally; values are
+// the WDL softmax from the side to move's point of view. Each batch entry's moves must be the
+// rule core's legal moves in G::GenerateMoves order (as the search adds them): the device's move
+// counts and move-list digests are checked against the batch, and a mismatch throws vz::Error.
+// Thread-safety: Evaluate may be called from several threads at once (serialised by a mutex).
+// Torch-free header (the runner hides LibTorch); needs a build with the CUDA kernels
+// (VZ_HAVE_CUDA). Source: ../shared/design/ARCHITECTURE.md ("Networks and the GPU path").
+
+#if !defined(VZ_HAVE_CUDA)
+#error "nets/cuda_evaluator.h needs a vzero built with the CUDA kernels (VZ_USE_CUDA)"
+#endif
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuda/batched_kernels.h"
+#include "cuda/batched_rules.h"
+#include "cuda/device_buffer.h"
+#include "engine/core/error.h"
+#include "engine/encodings.h"
+#include "engine/search/evaluator.h"
+#include "nets/net_file.h"
+#include "nets/net_runner.h"
+
+namespace vz::nets {
+
+template <Game G>
+class CudaEvaluator final : public Evaluator<G> {
+ public:
+  using Encoding = InputEncoding<G>;
+  using Position = typename G::Position;
+
+  // Loads `net` (checked against G's encodings; `source` names it in errors) on CUDA `device`
+  // ("cuda" or "cuda:N") in `precision` (nets/net_runner.h: "auto" = bf16 on a GPU) and warms it
+  // up with `warmup_batch` start positions (0: none). Throws vz::Error if the net does not fit
+  // G, if `device` is not a present CUDA device, or on the errors of NetRunner.
+  CudaEvaluator(const NetFile& net, std::string_view source, const std::string& device,
+                const std::string& precision = "auto", int warmup_batch = 16) {
+    CheckNetForGame<G>(net, source);
+    runner_ = std::make_unique<NetRunner>(net, source, device, precision);
+    device_index_ = runner_->CudaDeviceIndex();
+    if (device_index_ < 0) {
+      throw Error("cuda evaluator: device '" + device + "' is not a CUDA device");
+    }
+    bf16_input_ = runner_->precision() == "bf16";
+    if (warmup_batch > 0) WarmUp(warmup_batch);
+  }
+
+  void Evaluate(EvalBatch<G>& batch) override {
+    const int n = batch.size();
+    if (n == 0) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    cuda::ScopedDevice device_guard(device_index_);
+    const std::vector<int32_t>& offsets = batch.move_offsets();
+    const int total = offsets[size_t(n)];
+
+    // Input region: positions | repetition counts | prior offsets.
+    const size_t positions_at = 0;
+    const size_t repetitions_at = Align(positions_at + sizeof(Position) * size_t(n));
+    const size_t offsets_at = Align(repetitions_at + sizeof(int32_t) * size_t(n));
+    const size_t input_bytes = offsets_at + sizeof(int32_t) * size_t(n + 1);
+    // Output region: wdl | counts | digests | priors.
+    const size_t wdl_at = 0;
+    const size_t counts_at = Align(wdl_at + sizeof(float) * 3 * size_t(n));
+    const size_t digests_at = Align(counts_at + sizeof(int32_t) * size_t(n));
+    const size_t priors_at = Align(digests_at + sizeof(uint64_t) * size_t(n));
+    const size_t output_bytes = priors_at + sizeof(float) * size_t(total);
+    Reserve(n, input_bytes, output_bytes);
+
+    std::byte* staging = host_input_.data();
+    std::memcpy(staging + positions_at, batch.positions().data(), sizeof(Position) * size_t(n));
+    std::memcpy(staging + repetitions_at, batch.repetition_counts().data(),
+                sizeof(int32_t) * size_t(n));
+    std::memcpy(staging + offsets_at, offsets.data(), sizeof(int32_t) * size_t(n + 1));
+
+    const cuda::Stream stream = runner_->CudaStream();
+    std::byte* input = device_input_.data();
+    std::byte* output = device_output_.data();
+    const auto* positions = reinterpret_cast<const Position*>(input + positions_at);
+    const auto* repetitions = reinterpret_cast<const int32_t*>(input + repetitions_at);
+    const auto* prior_offsets = reinterpret_cast<const int32_t*>(input + offsets_at);
+    auto* wdl = reinterpret_cast<float*>(output + wdl_at);
+    auto* counts = reinterpret_cast<int32_t*>(output + counts_at);
+    auto* digests = reinterpret_cast<uint64_t*>(output + digests_at);
+    auto* priors = reinterpret_cast<float*>(output + priors_at);
+
+    cuda::CopyToDeviceAsync(input, staging, input_bytes, stream);
+    cuda::LaunchLegalMoves<G>(positions, n, moves_.data(), counts, policy_indices_.data(), stream);
+    if (bf16_input_) {
+      cuda::LaunchEncodeBf16<G>(positions, n, repetitions,
+                                reinterpret_cast<uint16_t*>(planes_.data()), stream);
+    } else {
+      cuda::LaunchEncodeFloat<G>(positions, n, repetitions,
+                                 reinterpret_cast<float*>(planes_.data()), stream);
+    }
+    runner_->RunDevice(planes_.data(),
+                       bf16_input_ ? NetRunner::DeviceInput::kBFloat16
+                                   : NetRunner::DeviceInput::kFloat32,
+                       n, policy_logits_.data(), wdl_logits_.data());
+    cuda::LaunchGatherPriors(policy_logits_.data(), G::kNumActions, policy_indices_.data(),
+                             G::kMaxMoves, counts, n, G::kActionsMayCollide, prior_offsets,
+                             priors, wdl_logits_.data(), wdl, stream);
+    cuda::LaunchMoveDigests(moves_.data(), G::kMaxMoves, counts, n, digests, stream);
+    cuda::CopyToHostAsync(host_output_.data(), output, output_bytes, stream);
+    cuda::SynchronizeStream(stream);
+
+    const std::byte* result = host_output_.data();
+    const auto* host_wdl = reinterpret_cast<const float*>(result + wdl_at);
+    const auto* host_counts = reinterpret_cast<const int32_t*>(result + counts_at);
+    const auto* host_digests = reinterpret_cast<const uint64_t*>(result + digests_at);
+    const auto* host_priors = reinterpret_cast<const float*>(result + priors_at);
+    for (int i = 0; i < n; ++i) {
+      const std::span<const Move> moves = batch.moves(i);
+      if (host_counts[i] != int(moves.size()) ||
+          host_digests[i] != cuda::MoveListDigest(moves.data(), int(moves.size()))) {
+        throw Error("cuda evaluator: batch entry " + std::to_string(i) + " lists " +
+                    std::to_string(moves.size()) + " moves, not the " +
+                    std::to_string(host_counts[i]) + " legal moves the rule core generates for " +
+                    G::FormatPosition(batch.position(i)) +
+                    " (entries must list every legal move in generation order)");
+      }
+    }
+    std::span<float> all_priors = batch.all_priors();
+    std::copy(host_priors, host_priors + total, all_priors.begin());
+    for (int i = 0; i < n; ++i) {
+      batch.value(i) = Wdl{host_wdl[3 * i], host_wdl[3 * i + 1], host_wdl[3 * i + 2]};
+    }
+  }
+
+  const NetRunner& runner() const { return *runner_; }
+
+ private:
+  static size_t Align(size_t offset) { return (offset + 255) / 256 * 256; }
+
+  // Grows the buffers for `n` entries and the given region sizes (by doubling).
+  void Reserve(int n, size_t input_bytes, size_t output_bytes) {
+    const size_t entries = size_t(n);
+    host_input_.Reserve(input_bytes);
+    device_input_.Reserve(input_bytes);
+    host_output_.Reserve(output_bytes);
+    device_output_.Reserve(output_bytes);
+    moves_.Reserve(entries * G::kMaxMoves);
+    policy_indices_.Reserve(entries * G::kMaxMoves);
+    planes_.Reserve(entries * Encoding::kSize * (bf16_input_ ? sizeof(uint16_t) : sizeof(float)));
+    policy_logits_.Reserve(entries * G::kNumActions);
+    wdl_logits_.Reserve(entries * 3);
+  }
+
+  void WarmUp(int batch_size) {
+    const Position start = G::InitialPosition();
+    typename G::MoveList moves;
+    G::GenerateMoves(start, moves);
+    EvalBatch<G> batch;
+    for (int i = 0; i < batch_size; ++i) batch.Add(start, moves.moves, moves.size, 1);
+    for (int repeat = 0; repeat < 3; ++repeat) Evaluate(batch);
+  }
+
+  std::unique_ptr<NetRunner> runner_;
+  int device_index_ = -1;
+  bool bf16_input_ = false;
+  std::mutex mutex_;
+  cuda::PinnedBuffer<std::byte> host_input_;    // input region (layout in Evaluate)
+  cuda::DeviceBuffer<std::byte> device_input_;  // its device copy
+  cuda::DeviceBuffer<std::byte> device_output_; // output region (layout in Evaluate)
+  cuda::PinnedBuffer<std::byte> host_output_;   // its host copy
+  cuda::DeviceBuffer<Move> moves_;              // [n][kMaxMoves]
+  cuda::DeviceBuffer<int32_t> policy_indices_;  // [n][kMaxMoves]
+  cuda::DeviceBuffer<std::byte> planes_;        // [n][kPlanes][kHeight][kWidth] float or bf16
+  cuda::DeviceBuffer<float> policy_logits_;     // [n][kNumActions]
+  cuda::DeviceBuffer<float> wdl_logits_;        // [n][3]
+};
+
+}  // namespace vz::nets

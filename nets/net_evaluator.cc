@@ -1,0 +1,34 @@
+// Device names of the network evaluator factory (nets/net_evaluator.h).
+
+#include "nets/net_evaluator.h"
+
+#include <fmt/core.h>
+
+#include "nets/net_runner.h"
+
+namespace vz::nets {
+
+std::string ResolveDevice(const std::string& device) {
+  if (device == "auto") return CudaDeviceCount() > 0 ? "cuda:0" : "cpu";
+  if (device == "cpu") return "cpu";
+  if (device == "cuda") return "cuda:0";
+  if (device.starts_with("cuda:")) {
+    const std::string digits = device.substr(5);
+    if (!digits.empty() && digits.size() <= 3 &&
+        digits.find_first_not_of("0123456789") == std::string::npos) {
+      return "cuda:" + std::to_string(std::stoi(digits));
+    }
+  }
+  throw Error(fmt::format("device '{}': expected auto, cpu, cuda or cuda:N", device));
+}
+
+bool UsesCudaEvaluator(const std::string& resolved) {
+#if defined(VZ_HAVE_CUDA)
+  return resolved.starts_with("cuda");
+#else
+  (void)resolved;
+  return false;
+#endif
+}
+
+}  // namespace vz::nets

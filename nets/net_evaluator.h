@@ -1,0 +1,64 @@
+#pragma once
+
+// The one factory of network evaluators for the search, the players and the training loop: the
+// GPU evaluator (nets/cuda_evaluator.h: move generation, encoding and prior gathering on the
+// device) when the device is a CUDA device and this build has the CUDA kernels, the LibTorch
+// evaluator (nets/torch_evaluator.h: encoding and priors on the host) otherwise. Both give the
+// same priors and values (to float tolerance). Torch-free header.
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "engine/core/error.h"
+#include "engine/search/evaluator.h"
+#include "nets/net_file.h"
+#include "nets/torch_evaluator.h"
+#if defined(VZ_HAVE_CUDA)
+#include "nets/cuda_evaluator.h"
+#endif
+
+namespace vz::nets {
+
+// The device `device` names, normalised: "auto" -> "cuda:0" when LibTorch sees a CUDA device,
+// else "cpu"; "cpu" -> "cpu"; "cuda" -> "cuda:0"; "cuda:N" -> "cuda:N" (N without leading
+// zeros). Whether that CUDA device exists is checked when a net is loaded on it (NetRunner).
+// Throws vz::Error naming the string for anything else.
+std::string ResolveDevice(const std::string& device);
+
+// True when MakeNetEvaluator uses the GPU evaluator for the resolved device `resolved`.
+bool UsesCudaEvaluator(const std::string& resolved);
+
+// The evaluator of `net` (`source` names it in errors) on `device` ("auto", "cpu", "cuda",
+// "cuda:N") in `precision` ("auto", "fp32", "fp16", "bf16"), warmed up with `warmup_batch`
+// positions (0: none): a CudaEvaluator<G> when the resolved device is CUDA and the build has the
+// CUDA kernels (VZ_HAVE_CUDA), else a TorchEvaluator<G>. Throws vz::Error if the net does not fit
+// G, on a bad device or precision string, or a missing device.
+template <Game G>
+std::unique_ptr<Evaluator<G>> MakeNetEvaluator(const NetFile& net, std::string_view source,
+                                               const std::string& device,
+                                               const std::string& precision = "auto",
+                                               int warmup_batch = 16) {
+  const std::string resolved = ResolveDevice(device);
+#if defined(VZ_HAVE_CUDA)
+  if (UsesCudaEvaluator(resolved)) {
+    return std::make_unique<CudaEvaluator<G>>(net, source, resolved, precision, warmup_batch);
+  }
+#endif
+  return std::make_unique<TorchEvaluator<G>>(net, source, resolved, precision, warmup_batch);
+}
+
+// The network runner inside an evaluator from MakeNetEvaluator (device, precision,
+// architecture). Throws vz::Error if `evaluator` is not one of the network evaluators.
+template <Game G>
+const NetRunner& RunnerOf(const Evaluator<G>& evaluator) {
+  if (const auto* torch = dynamic_cast<const TorchEvaluator<G>*>(&evaluator)) {
+    return torch->runner();
+  }
+#if defined(VZ_HAVE_CUDA)
+  if (const auto* gpu = dynamic_cast<const CudaEvaluator<G>*>(&evaluator)) return gpu->runner();
+#endif
+  throw Error("evaluator is not a network evaluator (no net runner)");
+}
+
+}  // namespace vz::nets
