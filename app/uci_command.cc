@@ -29,6 +29,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <exception>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -173,12 +174,22 @@ class ParallelRolloutEvaluator final : public Evaluator<G> {
                  batch.repetition_count(i));
       }
     }
+    // A failure in any part is rethrown here after every thread has been joined.
+    std::vector<std::exception_ptr> failures(size_t(workers));
+    auto evaluate = [this, &failures](int w) {
+      try {
+        RolloutEvaluator<G>(kSeed).Evaluate(parts_[size_t(w)]);
+      } catch (...) {
+        failures[size_t(w)] = std::current_exception();
+      }
+    };
     std::vector<std::thread> pool;
-    for (int w = 1; w < workers; ++w) {
-      pool.emplace_back([this, w] { RolloutEvaluator<G>(kSeed).Evaluate(parts_[size_t(w)]); });
-    }
-    RolloutEvaluator<G>(kSeed).Evaluate(parts_[0]);
+    for (int w = 1; w < workers; ++w) pool.emplace_back(evaluate, w);
+    evaluate(0);
     for (std::thread& thread : pool) thread.join();
+    for (const std::exception_ptr& failure : failures) {
+      if (failure) std::rethrow_exception(failure);
+    }
     for (int w = 0; w < workers; ++w) {
       EvalBatch<G>& part = parts_[size_t(w)];
       for (int k = 0; k < part.size(); ++k) {

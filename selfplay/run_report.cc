@@ -64,7 +64,9 @@ std::string ShellQuoted(const fs::path& path) {
 
 }  // namespace
 
-RunMetricsSummary SummarizeRunMetrics(const std::string& run_dir) {
+namespace {
+
+RunMetricsSummary Summarize(const std::string& run_dir) {
   RunMetricsSummary summary;
   const std::vector<json> metrics = ReadMetrics(run_dir, summary.bad_lines);
   summary.lines = int(metrics.size());
@@ -116,7 +118,7 @@ RunMetricsSummary SummarizeRunMetrics(const std::string& run_dir) {
   return summary;
 }
 
-std::vector<std::string> DrawRunPlots(const std::string& run_dir) {
+std::vector<std::string> Draw(const std::string& run_dir) {
   int bad_lines = 0;
   const std::vector<json> metrics = ReadMetrics(run_dir, bad_lines);
   const fs::path plots = fs::path(run_dir) / "plots";
@@ -202,6 +204,26 @@ std::vector<std::string> DrawRunPlots(const std::string& run_dir) {
                             script_path.string(), (plots / "gnuplot.log").string()));
   }
   return drawn;
+}
+
+}  // namespace
+
+// A metrics line that is JSON but holds a field of another type than expected is an error naming
+// the file, not a crash.
+RunMetricsSummary SummarizeRunMetrics(const std::string& run_dir) {
+  try {
+    return Summarize(run_dir);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("run {}: metrics.jsonl has a malformed field: {}", run_dir, e.what()));
+  }
+}
+
+std::vector<std::string> DrawRunPlots(const std::string& run_dir) {
+  try {
+    return Draw(run_dir);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("run {}: metrics.jsonl has a malformed field: {}", run_dir, e.what()));
+  }
 }
 
 }  // namespace vz

@@ -10,13 +10,15 @@
 // `random_opening_plies` uniformly random plies (diversity; recorded without targets), then the
 // first `temperature_plies` moves are sampled from the improved policy at `temperature`; after
 // that the move is Gumbel's sequential-halving winner (which already explores through its Gumbel
-// sample). A side resigns when its root expected score (W + D/2) stays below `resign_threshold`
-// for `resign_consecutive_plies` of its own moves in a row, except in a `resign_disabled_fraction`
-// share of games, which play on and record whether (and for which side) they would have resigned,
-// so that wrong resignations are measured. A game still running after `max_plies` plies is
+// sample). A side resigns when the expected score (W + D/2) of its best root move stays below
+// `resign_threshold` for `resign_consecutive_plies` of its own moves in a row (the record ends with
+// the last move played), except in a `resign_disabled_fraction` share of games, which play on and
+// record whether (and for which side) they would have resigned, so that wrong resignations are
+// measured. A game still running after `max_plies` plies is
 // adjudicated as configured (draw, or by material count) and recorded as such.
 //
-// Deterministic: game k's random choices come from the actor seed and k alone. Not thread-safe.
+// Deterministic: game k's random choices come from the actor seed and k alone (its moves too when
+// the evaluator's results do not depend on the rest of the batch). Not thread-safe.
 
 #include <fmt/core.h>
 
@@ -104,8 +106,11 @@ class SelfPlayActors {
     return batch_.size();
   }
 
+  // Counts of the games finished so far by this actor set.
   const ActorStats& stats() const { return stats_; }
+  // The number the next game started will get.
   int64_t next_game_index() const { return next_index_; }
+  // Games in flight (SelfPlayConfig::concurrent_games, at least 1).
   int concurrent_games() const { return int(slots_.size()); }
 
  private:
@@ -264,6 +269,38 @@ class SelfPlayActors {
       const Color side = G::SideToMove(position);
       const Move move = ChooseMove(slot, result);
 
+      // Resignation on the expected score (W + D/2) of the side to move's best move (the root's
+      // average would count the exploration of worse moves).
+      if (config_.resign_threshold() > 0.0f) {
+        Wdl best = result.root_wdl;
+        for (const RootMoveStats& stats : result.moves) {
+          if (stats.move == result.best_move && (stats.visits > 0 ||
+                                                 stats.proven != Status::kOngoing)) {
+            best = stats.wdl;
+          }
+        }
+        const float score = best.win + 0.5f * best.draw;
+        int& below = slot.below[side == Color::kWhite ? 0 : 1];
+        below = score < config_.resign_threshold() ? below + 1 : 0;
+        if (below >= int(config_.resign_consecutive_plies())) {
+          const int side_sign = side == Color::kWhite ? 1 : -1;
+          if (slot.record.resign_disabled()) {
+            if (!slot.record.would_have_resigned()) {
+              slot.record.set_would_have_resigned(true);
+              slot.record.set_would_have_resigned_side(side_sign);
+            }
+          } else {
+            // The game ends before this move: the record ends with the last move played.
+            slot.record.set_resigned(true);
+            Finish(slot, side == Color::kWhite ? Status::kBlackWins : Status::kWhiteWins,
+                   fmt::format("resignation ({} at expected score {:.3f})", ColorName(side),
+                               score),
+                   finished);
+            continue;
+          }
+        }
+      }
+
       proto::MoveRecord* record = slot.record.add_moves();
       record->set_move(G::FormatMove(position, move));
       record->set_has_target(true);
@@ -277,30 +314,6 @@ class SelfPlayActors {
       record->add_root_wdl(result.root_wdl.loss);
       const float raw_white = search.tree().raw_value[Mcts<G>::kRoot];
       record->set_raw_value(side == Color::kWhite ? raw_white : -raw_white);
-
-      // Resignation on the root's expected score for the side to move.
-      if (config_.resign_threshold() > 0.0f) {
-        const float score = result.root_wdl.win + 0.5f * result.root_wdl.draw;
-        int& below = slot.below[side == Color::kWhite ? 0 : 1];
-        below = score < config_.resign_threshold() ? below + 1 : 0;
-        if (below >= int(config_.resign_consecutive_plies())) {
-          const int side_sign = side == Color::kWhite ? 1 : -1;
-          if (slot.record.resign_disabled()) {
-            if (!slot.record.would_have_resigned()) {
-              slot.record.set_would_have_resigned(true);
-              slot.record.set_would_have_resigned_side(side_sign);
-            }
-          } else {
-            // The resigning side's move is recorded (it has a target) but not played.
-            slot.record.set_resigned(true);
-            Finish(slot, side == Color::kWhite ? Status::kBlackWins : Status::kWhiteWins,
-                   fmt::format("resignation ({} at expected score {:.3f})", ColorName(side),
-                               score),
-                   finished);
-            continue;
-          }
-        }
-      }
       slot.game.Play(move);
     }
   }

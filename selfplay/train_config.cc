@@ -343,12 +343,18 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
   }
   CheckReal("selfplay.resign_disabled_fraction", s.resign_disabled_fraction(), 0, 1);
   CheckUnsigned("selfplay.max_plies", s.max_plies(), 1, kMaxPlies);
+  // Every game must reach at least one searched move (the actors' rounds rely on it).
+  if (s.max_plies() <= s.random_opening_plies()) {
+    throw Error(fmt::format(
+        "config key selfplay.max_plies: {} must be above selfplay.random_opening_plies ({})",
+        s.max_plies(), s.random_opening_plies()));
+  }
   if (!proto::AdjudicationKind_IsValid(s.adjudication()) ||
       s.adjudication() == proto::ADJUDICATION_UNSPECIFIED) {
     KeyError("selfplay.adjudication",
              fmt::format("{} is not set (DRAW or MATERIAL)", static_cast<int>(s.adjudication())));
   }
-  CheckRange("selfplay.material_margin", s.material_margin(), 0, 100000);
+  CheckRange("selfplay.material_margin", s.material_margin(), 1, 100000);
   CheckUnsigned("selfplay.games_per_chunk", s.games_per_chunk(), 1, 100000);
   CheckDevice("selfplay.device", s.device());
   CheckOneOf("selfplay.precision", s.precision(), precisions);
@@ -407,7 +413,13 @@ std::string TrainConfigText(const proto::TrainConfig& config) {
 
 uint64_t TrainConfigHash(const proto::TrainConfig& config) {
   proto::TrainConfig copy = config;
+  // Neither when the run stops nor where it runs changes what it learns: a run may move from a
+  // CPU to a GPU machine, or resume from a file equal to its preset.
   copy.clear_stop();
+  copy.clear_preset();
+  copy.mutable_selfplay()->clear_device();
+  copy.mutable_selfplay()->clear_precision();
+  copy.mutable_optimizer()->clear_device();
   std::string bytes;
   {
     pb::io::StringOutputStream stream(&bytes);

@@ -74,8 +74,9 @@ void ValidateTrainConfig(const proto::TrainConfig& config);
 // ParseTrainConfigText reads back to an equal message.
 std::string TrainConfigText(const proto::TrainConfig& config);
 
-// FNV-1a 64 of the config's binary serialization with the `stop` section cleared. Stable across
-// runs, processes and machines of one schema; a field at its default value (proto3: not
+// FNV-1a 64 of the config's binary serialization with the `stop` section, `preset` and the
+// device and precision fields cleared (when and where a run executes, not what it learns).
+// Stable across runs, processes and machines of one schema; a field at its default value (proto3: not
 // serialized) does not change it, so adding a field to the schema keeps the hashes of old configs.
 uint64_t TrainConfigHash(const proto::TrainConfig& config);
 

@@ -90,7 +90,14 @@ TEST(TrainConfigTest, OverridesOfEveryFieldType) {
   EXPECT_EQ(config.net().preset(), "small");
   // Overrides read values; ranges are ValidateTrainConfig's job.
   EXPECT_TRUE(Contains(ErrorOf([&] { ValidateTrainConfig(config); }), "selfplay.material_margin"));
+  ApplyConfigOverride(config, "selfplay.material_margin=0");  // an even position is no win
+  EXPECT_TRUE(Contains(ErrorOf([&] { ValidateTrainConfig(config); }), "selfplay.material_margin"));
   ApplyConfigOverride(config, "selfplay.material_margin=150");
+  // Every game needs a searched move after its random opening.
+  ApplyConfigOverride(config, "selfplay.max_plies=4");
+  ApplyConfigOverride(config, "selfplay.random_opening_plies=4");
+  EXPECT_TRUE(Contains(ErrorOf([&] { ValidateTrainConfig(config); }), "selfplay.max_plies"));
+  ApplyConfigOverride(config, "selfplay.max_plies=150");
   EXPECT_EQ(ErrorOf([&] { ValidateTrainConfig(config); }), "");
 }
 
@@ -206,11 +213,14 @@ TEST(TrainConfigTest, TextErrorsNameFileLineAndKey) {
   EXPECT_TRUE(Contains(missing, path)) << missing;
 }
 
-TEST(TrainConfigTest, HashIgnoresStopAndFollowsEverythingElse) {
+TEST(TrainConfigTest, HashIgnoresStopAndDevicesAndFollowsEverythingElse) {
   const proto::TrainConfig base = Demo();
   const uint64_t hash = TrainConfigHash(base);
   EXPECT_EQ(TrainConfigHash(Demo()), hash);
-  for (const char* assignment : {"stop.minutes=99", "stop.train_steps=5", "stop.games=7"}) {
+  // When and where a run executes does not change the hash.
+  for (const char* assignment :
+       {"stop.minutes=99", "stop.train_steps=5", "stop.games=7", "preset=gpu",
+        "selfplay.device=cuda:1", "selfplay.precision=bf16", "optimizer.device=cuda"}) {
     proto::TrainConfig config = base;
     ApplyConfigOverride(config, assignment);
     EXPECT_EQ(TrainConfigHash(config), hash) << assignment;
