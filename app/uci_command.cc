@@ -175,7 +175,7 @@ class ParallelRolloutEvaluator final : public Evaluator<G> {
       }
     }
     // A failure in any part is rethrown here after every thread has been joined.
-    std::vector<std::exception_ptr> failures(size_t(workers));
+    std::vector<std::exception_ptr> failures(static_cast<size_t>(workers));
     auto evaluate = [this, &failures](int w) {
       try {
         RolloutEvaluator<G>(kSeed).Evaluate(parts_[size_t(w)]);
