@@ -283,24 +283,30 @@ NetFile Trainer::ExportNet(uint64_t games, const std::string& parent,
 int64_t Trainer::step() const { return impl_->step; }
 
 NetFile ExportCheckpoint(const std::string& path, uint64_t games) {
-  std::string header_bytes;
+  // Only the header, the weights and the step are read: the optimizer's state (SGD or AdamW)
+  // does not matter for a net file.
   try {
     torch::serialize::InputArchive archive;
     archive.load_from(path, torch::kCPU);
-    torch::Tensor header;
-    if (!archive.try_read("header", header)) {
+    torch::Tensor header_tensor, step;
+    if (!archive.try_read("header", header_tensor) || !archive.try_read("step", step)) {
       throw Error(fmt::format("checkpoint {}: not a vzero checkpoint (no net header)", path));
     }
-    header_bytes = TensorBytes(header);
+    NetFile net = ParseNetFile(TensorBytes(header_tensor), path);
+    PolicyValueNet model = MakeFreshNet(net.architecture, 0);
+    torch::serialize::InputArchive weights;
+    archive.read("model", weights);
+    model->load(weights);
+    net.tensors = ExportTensors(model);
+    net.provenance = {};
+    net.provenance.training_steps = uint64_t(step.item<int64_t>());
+    net.provenance.games = games;
+    net.provenance.created = UtcNow();
+    return net;
   } catch (const c10::Error& error) {
     throw Error(
         fmt::format("checkpoint {}: cannot load it: {}", path, error.what_without_backtrace()));
   }
-  const NetFile header = ParseNetFile(header_bytes, path);
-  TrainerOptions options;
-  Trainer trainer(FreshNet(header, 0), options);
-  trainer.LoadCheckpoint(path);
-  return trainer.ExportNet(games);
 }
 
 uint64_t Trainer::NextRandom() {
