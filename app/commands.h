@@ -24,6 +24,9 @@ void AddNetCommand(CLI::App& app);
 void AddNnBenchCommand(CLI::App& app);
 void AddTrainCommand(CLI::App& app);
 void AddExportCommand(CLI::App& app);
+void AddSelfPlayCommand(CLI::App& app);
+void AddTrainerCommand(CLI::App& app);
+void AddGateCommand(CLI::App& app);
 #endif
 
 }  // namespace vz::app

@@ -57,6 +57,9 @@ int main(int argc, char** argv) {
   vz::app::AddNnBenchCommand(app);
   vz::app::AddTrainCommand(app);
   vz::app::AddExportCommand(app);
+  vz::app::AddSelfPlayCommand(app);
+  vz::app::AddTrainerCommand(app);
+  vz::app::AddGateCommand(app);
 #endif
   // CLI11 would only say "A subcommand is required" for a mistyped command.
   std::string known;

@@ -11,6 +11,8 @@
 
 #include "engine/core/error.h"
 #include "engine/core/zobrist.h"
+#include "nets/distributed.h"
+#include "nets/distributed_tensors.h"
 #include "nets/fresh_net.h"
 #include "nets/model.h"
 
@@ -104,6 +106,107 @@ struct Trainer::Impl {
     }
     return loss;
   }
+
+  // The parameters and floating-point buffers (batch-norm running statistics): what every rank
+  // must agree on.
+  std::vector<torch::Tensor> State() const {
+    std::vector<torch::Tensor> state = net->parameters();
+    for (const torch::Tensor& buffer : net->buffers()) {
+      if (buffer.is_floating_point()) state.push_back(buffer);
+    }
+    return state;
+  }
+
+  // Backward over `parts` consecutive micro-batches of `batch` (TrainerOptions::micro_batches):
+  // each from the same running statistics, gradients of the mean loss, statistics and metrics
+  // averaged.
+  void MicroBatchBackward(const TrainingBatch& batch, int parts, TrainMetrics& metrics) {
+    const NetArchitecture& a = header.architecture;
+    const size_t n = size_t(batch.size / parts);
+    const size_t input = size_t(a.input_planes) * a.height * a.width;
+    const size_t actions = size_t(a.num_actions);
+    const std::vector<torch::Tensor> buffers = net->buffers();
+    std::vector<torch::Tensor> start, sums;
+    {
+      torch::NoGradGuard no_grad;
+      for (const torch::Tensor& buffer : buffers) {
+        start.push_back(buffer.clone());
+        sums.push_back(buffer.is_floating_point() ? torch::zeros_like(buffer) : torch::Tensor());
+      }
+    }
+    TrainingBatch part;
+    part.size = int(n);
+    auto slice = [&](const auto& values, size_t width, int k, auto& out) {
+      out.assign(values.begin() + ptrdiff_t(size_t(k) * n * width),
+                 values.begin() + ptrdiff_t(size_t(k + 1) * n * width));
+    };
+    for (int k = 0; k < parts; ++k) {
+      slice(batch.planes, input, k, part.planes);
+      slice(batch.policy, actions, k, part.policy);
+      slice(batch.wdl, 3, k, part.wdl);
+      if (batch.legal.empty()) {
+        part.legal.clear();
+      } else {
+        slice(batch.legal, actions, k, part.legal);
+      }
+      {
+        torch::NoGradGuard no_grad;
+        for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(start[i]);
+      }
+      TrainMetrics m;
+      (Loss(part, m) / double(parts)).backward();
+      {
+        torch::NoGradGuard no_grad;
+        for (size_t i = 0; i < buffers.size(); ++i) {
+          if (sums[i].defined()) sums[i].add_(buffers[i]);
+        }
+      }
+      metrics.loss += m.loss / parts;
+      metrics.policy_loss += m.policy_loss / parts;
+      metrics.value_loss += m.value_loss / parts;
+      metrics.policy_accuracy += m.policy_accuracy / parts;
+      metrics.value_accuracy += m.value_accuracy / parts;
+      metrics.weight_penalty = m.weight_penalty;
+    }
+    // Floating buffers: the mean over the parts; counters (num_batches_tracked) as after one.
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      if (sums[i].defined()) buffers[i].copy_(sums[i].div_(double(parts)));
+    }
+  }
+
+  // Data parallelism: gradients, floating buffers and metrics averaged over the ranks in one
+  // all-reduce.
+  void AllReduce(TrainMetrics& metrics) {
+    std::vector<torch::Tensor> tensors;
+    for (torch::Tensor& parameter : net->parameters()) {
+      if (!parameter.grad().defined()) parameter.mutable_grad() = torch::zeros_like(parameter);
+      tensors.push_back(parameter.grad());
+    }
+    for (const torch::Tensor& buffer : net->buffers()) {
+      if (buffer.is_floating_point()) tensors.push_back(buffer);
+    }
+    const torch::Tensor values =
+        torch::tensor({metrics.loss, metrics.policy_loss, metrics.value_loss,
+                       metrics.policy_accuracy, metrics.value_accuracy},
+                      torch::kFloat64)
+            .to(torch::kFloat32)
+            .to(device);
+    tensors.push_back(values);
+    AllReduceMean(*options.process_group, tensors);
+    const torch::Tensor host = values.to(torch::kCPU).to(torch::kFloat64);
+    const double* v = host.data_ptr<double>();
+    metrics.loss = v[0];
+    metrics.policy_loss = v[1];
+    metrics.value_loss = v[2];
+    metrics.policy_accuracy = v[3];
+    metrics.value_accuracy = v[4];
+  }
+
+  // Every rank takes rank 0's weights and running statistics.
+  void BroadcastState() {
+    if (options.process_group != nullptr) BroadcastTensors(*options.process_group, State(), 0);
+  }
 };
 
 Trainer::Trainer(const NetFile& net, const TrainerOptions& options)
@@ -123,6 +226,9 @@ Trainer::Trainer(const NetFile& net, const TrainerOptions& options)
   if (options.schedule != "constant" && options.total_steps <= 0) {
     throw Error(fmt::format("schedule '{}' needs total_steps > 0", options.schedule));
   }
+  if (options.micro_batches < 1) {
+    throw Error(fmt::format("micro_batches {} must be at least 1", options.micro_batches));
+  }
   s.device = ParseDevice(options.device);
   torch::manual_seed(options.seed);
   s.net = PolicyValueNet(net.architecture);
@@ -140,6 +246,7 @@ Trainer::Trainer(const NetFile& net, const TrainerOptions& options)
   } else {
     throw Error(fmt::format("optimizer '{}': expected sgd or adamw", options.optimizer));
   }
+  s.BroadcastState();
 }
 
 Trainer::~Trainer() = default;
@@ -163,14 +270,24 @@ double Trainer::LearningRate(int64_t step) const {
 TrainMetrics Trainer::Step(const TrainingBatch& batch) {
   Impl& s = *impl_;
   s.CheckBatch(batch);
+  const int parts = s.options.micro_batches;
+  if (batch.size % parts != 0) {
+    throw Error(fmt::format("training batch of {} is not a multiple of micro_batches {}",
+                            batch.size, parts));
+  }
   TrainMetrics metrics;
   metrics.learning_rate = LearningRate(s.step);
   try {
     for (auto& group : s.optimizer->param_groups()) group.options().set_lr(metrics.learning_rate);
     s.net->train();
     s.optimizer->zero_grad();
-    torch::Tensor loss = s.Loss(batch, metrics);
-    loss.backward();
+    if (parts == 1) {
+      torch::Tensor loss = s.Loss(batch, metrics);
+      loss.backward();
+    } else {
+      s.MicroBatchBackward(batch, parts, metrics);
+    }
+    if (s.options.process_group != nullptr) s.AllReduce(metrics);
     s.optimizer->step();
   } catch (const c10::Error& error) {
     throw Error(
@@ -264,6 +381,15 @@ void Trainer::LoadCheckpoint(const std::string& path) {
   } catch (const c10::Error& error) {
     throw Error(
         fmt::format("checkpoint {}: cannot load it: {}", path, error.what_without_backtrace()));
+  }
+  if (s.options.process_group != nullptr) {
+    std::vector<double> steps = {double(s.step), -double(s.step)};
+    s.options.process_group->AllReduce(steps, ReduceOp::kMax);
+    if (steps[0] != -steps[1]) {
+      throw Error(fmt::format("checkpoint {}: the ranks loaded different steps ({} to {})", path,
+                              -steps[1], steps[0]));
+    }
+    s.BroadcastState();
   }
 }
 

@@ -24,6 +24,8 @@
 
 namespace vz::nets {
 
+class ProcessGroup;  // nets/distributed.h
+
 struct TrainerOptions {
   std::string optimizer = "sgd";  // "sgd" or "adamw"
   double learning_rate = 0.02;
@@ -35,6 +37,20 @@ struct TrainerOptions {
   double final_learning_rate_fraction = 0.01;
   std::string device = "cpu";
   uint64_t seed = 1;
+  // Data-parallel training (nets/distributed.h; PyTorch DDP's semantics): when set, the
+  // constructor and LoadCheckpoint make every rank's weights and batch-norm statistics rank 0's,
+  // and Step averages over the ranks, in one all-reduce after backward and before the optimizer
+  // step: the gradients, the batch-norm running statistics (each rank normalizes its own batch)
+  // and the metrics. Every rank then holds identical weights. Each rank passes its own shard of
+  // the global batch to Step, all of the same size. Not owned; must outlive the trainer.
+  ProcessGroup* process_group = nullptr;
+  // Splits each Step's batch into this many equal consecutive micro-batches: each is normalized
+  // on its own (batch norm in training mode), starting from the same running statistics; the
+  // loss is their mean, the running statistics and metrics the mean of theirs. This is exactly one
+  // data-parallel step of `micro_batches` ranks fed the micro-batches in rank order, in one process
+  // (the single-process reference of a distributed run), and gradient accumulation for batches
+  // too large for memory. batch.size must be a multiple of it.
+  int micro_batches = 1;
 };
 
 // A batch of training samples, flat arrays:
@@ -66,15 +82,16 @@ struct TrainMetrics {
 class Trainer {
  public:
   // Starts from the weights of `net` (its header is kept for ExportNet). Throws vz::Error on a
-  // bad option (unknown optimizer or schedule, non-positive learning rate), a bad device, or a
-  // net whose tensors do not fit its architecture.
+  // bad option (unknown optimizer or schedule, non-positive learning rate, micro_batches < 1), a
+  // bad device, a net whose tensors do not fit its architecture, or a failed broadcast.
   Trainer(const NetFile& net, const TrainerOptions& options);
   ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
 
   // One optimizer step on `batch`. Throws vz::Error if the arrays do not match batch.size and
-  // the architecture.
+  // the architecture, if batch.size is not a multiple of micro_batches, and on a failed
+  // collective of the process group.
   TrainMetrics Step(const TrainingBatch& batch);
 
   // Evaluates the loss and accuracies of `batch` without training (eval mode).
@@ -86,8 +103,9 @@ class Trainer {
 
   // Saves the full training state to `path` atomically. Throws vz::Error naming the path.
   void SaveCheckpoint(const std::string& path) const;
-  // Restores a state saved by SaveCheckpoint of a trainer with the same architecture. Throws
-  // vz::Error naming the path if it cannot be read or does not fit.
+  // Restores a state saved by SaveCheckpoint of a trainer with the same architecture (with a
+  // process group every rank loads it, then takes rank 0's weights). Throws vz::Error naming the
+  // path if it cannot be read or does not fit, or when the ranks loaded different steps.
   void LoadCheckpoint(const std::string& path);
 
   // The current weights as a net file; provenance: training_steps = step(), games = `games`,

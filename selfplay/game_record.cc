@@ -14,6 +14,7 @@
 #include <limits>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "engine/core/error.h"
@@ -228,23 +229,72 @@ std::vector<std::string> ListRecordChunks(const std::string& directory) {
     if (errno == ENOENT) return {};
     throw Error(fmt::format("{}: cannot list the directory ({})", directory, SystemError()));
   }
-  std::vector<std::pair<int64_t, std::string>> chunks;
+  // Numbered chunks (worker "") sort before the workers' chunks.
+  std::vector<std::tuple<std::string, int64_t, std::string>> chunks;
   while (const dirent* entry = ::readdir(dir)) {
     const std::string name = entry->d_name;
-    const int64_t number = ChunkNumber(name);
-    if (number < 0) continue;
+    std::optional<RecordChunkId> id = ParseRecordChunkName(name);
+    if (!id) continue;
     const std::string path =
         directory.empty() || directory.back() == '/' ? directory + name : directory + "/" + name;
     struct stat info;
     if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
-    chunks.emplace_back(number, path);
+    chunks.emplace_back(std::move(id->worker), id->number, path);
   }
   ::closedir(dir);
   std::sort(chunks.begin(), chunks.end());
   std::vector<std::string> paths;
   paths.reserve(chunks.size());
-  for (auto& [number, path] : chunks) paths.push_back(std::move(path));
+  for (auto& [worker, number, path] : chunks) paths.push_back(std::move(path));
   return paths;
+}
+
+void CheckWorkerId(std::string_view worker) {
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (worker.empty() || worker.size() > 64) {
+    throw Error(fmt::format("worker id '{}': expected 1 to 64 characters", worker));
+  }
+  if (!letter(worker[0])) {
+    throw Error(fmt::format("worker id '{}': must start with a letter", worker));
+  }
+  for (char c : worker) {
+    if (!letter(c) && !(c >= '0' && c <= '9') && c != '.' && c != '_' && c != '-') {
+      throw Error(fmt::format("worker id '{}': only letters, digits, '.', '_' and '-' are allowed",
+                              worker));
+    }
+  }
+}
+
+std::string WorkerRecordChunkName(std::string_view worker, int64_t number) {
+  CheckWorkerId(worker);
+  if (number < 0) throw Error(fmt::format("record chunk number {} is negative", number));
+  return fmt::format("chunk-{}-{:06d}.vzr", worker, number);
+}
+
+std::optional<RecordChunkId> ParseRecordChunkName(std::string_view file_name) {
+  const int64_t number = ChunkNumber(file_name);
+  if (number >= 0) return RecordChunkId{"", number};
+  // chunk-<worker>-<digits>.vzr: the worker id runs to the last '-'.
+  constexpr std::string_view kPrefix = "chunk-", kSuffix = ".vzr";
+  if (file_name.size() <= kPrefix.size() + kSuffix.size() ||
+      file_name.substr(0, kPrefix.size()) != kPrefix ||
+      file_name.substr(file_name.size() - kSuffix.size()) != kSuffix) {
+    return std::nullopt;
+  }
+  const std::string_view middle =
+      file_name.substr(kPrefix.size(), file_name.size() - kPrefix.size() - kSuffix.size());
+  const size_t dash = middle.rfind('-');
+  if (dash == std::string_view::npos || dash == 0) return std::nullopt;
+  const std::string_view worker = middle.substr(0, dash);
+  const int64_t worker_number =
+      ChunkNumber(std::string("chunk-") + std::string(middle.substr(dash + 1)) + ".vzr");
+  if (worker_number < 0) return std::nullopt;
+  try {
+    CheckWorkerId(worker);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  return RecordChunkId{std::string(worker), worker_number};
 }
 
 }  // namespace vz

@@ -21,7 +21,9 @@
 // Thread-safety: the functions share no state; two writers must not write the same path.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "proto/train.pb.h"
@@ -49,8 +51,30 @@ std::vector<proto::GameRecord> ReadRecordChunk(const std::string& path);
 
 // Full paths ("<directory>/chunk-000012.vzr") of the chunk files in `directory`: regular files
 // named chunk-<digits>.vzr, in increasing order of their number (which is name order for numbers
-// below 1000000). Temporary files and anything else are ignored; a missing directory gives an
-// empty list. Throws vz::Error naming the directory if it exists but cannot be listed.
+// below 1000000), then the self-play workers' chunk-<worker>-<digits>.vzr (WorkerRecordChunkName)
+// ordered by worker id, then number. Temporary files and anything else are ignored; a missing
+// directory gives an empty list. Throws vz::Error naming the directory if it exists but cannot be
+// listed.
 std::vector<std::string> ListRecordChunks(const std::string& directory);
+
+// --- chunks of separate self-play workers (`vzero selfplay`, selfplay/cluster.h) ---------------
+
+// Throws vz::Error naming `worker` unless it is a valid worker id: 1 to 64 characters of
+// [A-Za-z0-9._-], the first a letter (so that chunk-<worker>-<digits>.vzr never reads as a
+// numbered chunk).
+void CheckWorkerId(std::string_view worker);
+
+// "chunk-w1-000012.vzr": chunk `number` of worker `worker`. Throws vz::Error for a bad worker id
+// (CheckWorkerId) or a negative number.
+std::string WorkerRecordChunkName(std::string_view worker, int64_t number);
+
+// The parts of a chunk file name: worker "" and the number for chunk-<digits>.vzr, the worker id
+// and number for chunk-<worker>-<digits>.vzr; nullopt for any other name (temporary files
+// included).
+struct RecordChunkId {
+  std::string worker;
+  int64_t number = 0;
+};
+std::optional<RecordChunkId> ParseRecordChunkName(std::string_view file_name);
 
 }  // namespace vz

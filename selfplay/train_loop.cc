@@ -23,7 +23,7 @@
 #include "engine/core/error.h"
 #include "nets/augment.h"
 #include "nets/fresh_net.h"
-#include "nets/torch_evaluator.h"
+#include "nets/net_evaluator.h"
 #include "nets/net_file.h"
 #include "nets/net_runner.h"
 #include "nets/trainer.h"
@@ -31,6 +31,7 @@
 #include "selfplay/game_record.h"
 #include "selfplay/match.h"
 #include "selfplay/replay_window.h"
+#include "selfplay/run_dir.h"
 #include "selfplay/run_report.h"
 #include "selfplay/selfplay_actors.h"
 #include "selfplay/train_config.h"
@@ -60,87 +61,13 @@ std::string Duration(double seconds) {
                    : fmt::format("{:02}:{:02}", s / 60, s % 60);
 }
 
-// The log of a run: train.log (spdlog) and stderr, with a live status line on a terminal.
-class RunLog {
- public:
-  RunLog(const std::string& path, bool live) : live_(live) {
-    name_ = fmt::format("vzero-train-{}", reinterpret_cast<uintptr_t>(this));
-    try {
-      file_ = spdlog::basic_logger_mt(name_, path);
-    } catch (const spdlog::spdlog_ex& e) {
-      throw Error(fmt::format("log file {}: {}", path, e.what()));
-    }
-    file_->set_pattern("[%Y-%m-%d %H:%M:%S] %v");
-    file_->flush_on(spdlog::level::info);
-  }
-  ~RunLog() {
-    if (live_ && !status_.empty()) std::fprintf(stderr, "\n");
-    spdlog::drop(name_);
-  }
-  void Info(const std::string& line) {
-    file_->info(line);
-    if (live_) {
-      std::fprintf(stderr, "\r\033[K%s\n%s", line.c_str(), status_.c_str());
-    } else {
-      std::fprintf(stderr, "%s\n", line.c_str());
-    }
-    std::fflush(stderr);
-  }
-  void Status(const std::string& line) {
-    if (!live_) return;
-    status_ = line;
-    std::fprintf(stderr, "\r\033[K%s", status_.c_str());
-    std::fflush(stderr);
-  }
-
- private:
-  bool live_;
-  std::string name_;
-  std::shared_ptr<spdlog::logger> file_;
-  std::string status_;
-};
-
-// metrics.jsonl: one JSON object per line, appended and flushed.
-class MetricsFile {
- public:
-  explicit MetricsFile(const std::string& path) : path_(path) {
-    // A run killed while writing may have left half a line: end it, so that the next object
-    // starts on a line of its own (readers skip the bad line).
-    bool needs_newline = false;
-    {
-      std::ifstream in(path, std::ios::binary | std::ios::ate);
-      if (in && in.tellg() > 0) {
-        in.seekg(-1, std::ios::end);
-        needs_newline = in.get() != '\n';
-      }
-    }
-    out_.open(path, std::ios::app);
-    if (!out_) throw Error("metrics file " + path + ": cannot open it for appending");
-    if (needs_newline) out_ << '\n';
-  }
-  void Write(const json& object) {
-    out_ << object.dump() << '\n';
-    out_.flush();
-    if (!out_) throw Error("metrics file " + path_ + ": write failed");
-  }
-
- private:
-  std::string path_;
-  std::ofstream out_;
-};
-
-// "auto": the first CUDA device when there is one, else the CPU.
-std::string ResolveDevice(const std::string& device) {
-  if (device == "auto") return nets::CudaDeviceCount() > 0 ? "cuda:0" : "cpu";
-  return device;
-}
-
+// The self-play evaluator: the GPU evaluator on a CUDA device, the LibTorch one on the CPU.
 template <Game G>
 std::unique_ptr<Evaluator<G>> MakeSelfPlayEvaluator(const nets::NetFile& net,
                                                     const std::string& source,
                                                     const std::string& device,
                                                     const std::string& precision) {
-  return std::make_unique<nets::TorchEvaluator<G>>(net, source, device, precision);
+  return nets::MakeNetEvaluator<G>(net, source, device, precision);
 }
 
 // The number of chunk-NNNNNN.vzr, or -1 when `path` is not named so.
@@ -153,24 +80,6 @@ int64_t ChunkNumber(const std::string& path) {
     return -1;
   }
 }
-
-// Highest N of nets/best-NNNN.vznet (0 when none).
-int HighestGeneration(const fs::path& nets_dir) {
-  int highest = 0;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(nets_dir, error)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() == 16 && name.rfind("best-", 0) == 0 && name.ends_with(".vznet")) {
-      try {
-        highest = std::max(highest, std::stoi(name.substr(5, 4)));
-      } catch (const std::exception&) {
-      }
-    }
-  }
-  return highest;
-}
-
-std::string GenerationFile(int generation) { return fmt::format("best-{:04d}.vznet", generation); }
 
 template <Game G>
 class TrainLoop {
@@ -490,7 +399,9 @@ class TrainLoop {
       return false;
     const double batch = double(config_.optimizer().batch_size());
     const double trained = double(trainer_->step()) * batch;
-    if (trained + batch > double(r.max_samples_per_new_sample()) * double(total_positions_))
+    // The cap (0 = none): training samples per self-play position.
+    if (r.max_samples_per_new_sample() > 0 &&
+        trained + batch > double(r.max_samples_per_new_sample()) * double(total_positions_))
       return false;
     const uint64_t max_steps = config_.stop().train_steps();
     return max_steps == 0 || uint64_t(trainer_->step()) < max_steps;
@@ -766,13 +677,6 @@ class TrainLoop {
   double selfplay_seconds_ = 0, train_seconds_ = 0, elapsed_before_ = 0;
   double last_loss_ = 0, last_policy_loss_ = 0, last_value_loss_ = 0;
 };
-
-// The config of the run in `dir` (config.txtpb), or nullopt for a new run directory.
-std::optional<proto::TrainConfig> SavedConfig(const fs::path& dir) {
-  const fs::path path = dir / "config.txtpb";
-  if (!fs::exists(path)) return std::nullopt;
-  return ReadTrainConfigFile(path.string());
-}
 
 }  // namespace
 

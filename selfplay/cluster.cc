@@ -1,0 +1,72 @@
+// The parts of the cluster roles (selfplay/cluster.h) that every role shares: the stop flag and
+// its signal handlers, the run's config, the default worker id.
+
+#include "selfplay/cluster.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+namespace vz {
+namespace {
+
+std::atomic<bool> g_role_stop{false};
+std::atomic<int> g_role_signals{0};
+
+void OnRoleSignal(int) {
+  if (g_role_signals.fetch_add(1) >= 1) _exit(130);
+  g_role_stop.store(true);
+}
+
+}  // namespace
+
+std::atomic<bool>& RoleStopFlag() { return g_role_stop; }
+
+void InstallRoleSignalHandlers() {
+  struct sigaction action {};
+  action.sa_handler = OnRoleSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+std::optional<proto::TrainConfig> WaitForRunConfig(const std::string& dir,
+                                                   const RunConfigChoice& choice,
+                                                   double poll_seconds,
+                                                   const std::atomic<bool>& stop,
+                                                   const std::function<void()>& waiting,
+                                                   bool adopt) {
+  if (choice.chosen()) {
+    proto::TrainConfig config = ConfigFromChoice(choice);
+    if (adopt) AdoptRunConfig(dir, config);
+    return config;
+  }
+  bool told = false;
+  for (;;) {
+    if (const std::optional<proto::TrainConfig> saved = SavedConfig(dir)) {
+      return OverrideSavedConfig(*saved, choice.overrides, dir);
+    }
+    if (stop.load()) return std::nullopt;
+    if (!told && waiting) waiting();
+    told = true;
+    std::this_thread::sleep_for(std::chrono::duration<double>(poll_seconds));
+  }
+}
+
+std::string DefaultWorkerId() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') std::snprintf(host, 5, "host");
+  std::string id;
+  for (const char* c = host; *c != '\0' && id.size() < 40; ++c) {
+    const bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                    (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-';
+    id += ok ? *c : '_';
+  }
+  if (!((id[0] >= 'a' && id[0] <= 'z') || (id[0] >= 'A' && id[0] <= 'Z'))) id = "w" + id;
+  return id + "-" + std::to_string(::getpid());
+}
+
+}  // namespace vz

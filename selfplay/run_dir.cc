@@ -1,0 +1,206 @@
+#include "selfplay/run_dir.h"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <random>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "engine/core/error.h"
+#include "selfplay/train_config.h"
+#if VZ_HAVE_TORCH
+#include "nets/net_runner.h"
+#endif
+
+namespace vz {
+
+namespace fs = std::filesystem;
+
+RunLog::RunLog(const std::string& path, bool live) : live_(live) {
+  name_ = fmt::format("vzero-run-{}", reinterpret_cast<uintptr_t>(this));
+  try {
+    file_ = spdlog::basic_logger_mt(name_, path);
+  } catch (const spdlog::spdlog_ex& e) {
+    throw Error(fmt::format("log file {}: {}", path, e.what()));
+  }
+  file_->set_pattern("[%Y-%m-%d %H:%M:%S] %v");
+  file_->flush_on(spdlog::level::info);
+}
+
+RunLog::~RunLog() {
+  if (live_ && !status_.empty()) std::fprintf(stderr, "\n");
+  spdlog::drop(name_);
+}
+
+void RunLog::Info(const std::string& line) {
+  file_->info(line);
+  if (live_) {
+    std::fprintf(stderr, "\r\033[K%s\n%s", line.c_str(), status_.c_str());
+  } else {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+  std::fflush(stderr);
+}
+
+void RunLog::Status(const std::string& line) {
+  if (!live_) return;
+  status_ = line;
+  std::fprintf(stderr, "\r\033[K%s", status_.c_str());
+  std::fflush(stderr);
+}
+
+MetricsFile::MetricsFile(const std::string& path) : path_(path) {
+  bool needs_newline = false;
+  {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (in && in.tellg() > 0) {
+      in.seekg(-1, std::ios::end);
+      needs_newline = in.get() != '\n';
+    }
+  }
+  out_.open(path, std::ios::app);
+  if (!out_) throw Error("metrics file " + path + ": cannot open it for appending");
+  if (needs_newline) out_ << '\n';
+}
+
+void MetricsFile::Write(const nlohmann::json& object) {
+  out_ << object.dump() << '\n';
+  out_.flush();
+  if (!out_) throw Error("metrics file " + path_ + ": write failed");
+}
+
+std::string ResolveDevice(const std::string& device, int local_rank) {
+  if (device != "auto" && device != "cuda") return device;
+#if VZ_HAVE_TORCH
+  const int count = nets::CudaDeviceCount();
+#else
+  const int count = 0;
+#endif
+  if (count == 0) return device == "auto" ? "cpu" : device;
+  // Every rank sees all GPUs of its machine (local rank N takes GPU N), or only its own one.
+  return fmt::format("cuda:{}", local_rank % count);
+}
+
+int HighestGeneration(const std::string& nets_dir) {
+  int highest = 0;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(nets_dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() == 15 && name.rfind("best-", 0) == 0 && name.ends_with(".vznet")) {
+      const std::string digits = name.substr(5, 4);
+      if (digits.find_first_not_of("0123456789") == std::string::npos) {
+        highest = std::max(highest, std::stoi(digits));
+      }
+    }
+  }
+  return highest;
+}
+
+std::string GenerationFile(int generation) { return fmt::format("best-{:04d}.vznet", generation); }
+
+std::optional<proto::TrainConfig> SavedConfig(const std::string& dir) {
+  const fs::path path = fs::path(dir) / "config.txtpb";
+  if (!fs::exists(path)) return std::nullopt;
+  return ReadTrainConfigFile(path.string());
+}
+
+proto::TrainConfig ConfigFromChoice(const RunConfigChoice& choice) {
+  if (!choice.config_file.empty() && !choice.preset.empty()) {
+    throw Error("give --preset or --config, not both");
+  }
+  proto::TrainConfig config;
+  if (!choice.config_file.empty()) {
+    config = ReadTrainConfigFile(choice.config_file);
+    if (!choice.variant.empty() && config.variant() != choice.variant) {
+      throw Error(fmt::format("--variant {} but {} is for {}", choice.variant, choice.config_file,
+                              config.variant()));
+    }
+  } else {
+    config = PresetTrainConfig(choice.variant.empty() ? "chaco-rex" : choice.variant,
+                               choice.preset.empty() ? "demo" : choice.preset);
+  }
+  for (const std::string& assignment : choice.overrides) ApplyConfigOverride(config, assignment);
+  ValidateTrainConfig(config);
+  return config;
+}
+
+proto::TrainConfig OverrideSavedConfig(const proto::TrainConfig& saved,
+                                       const std::vector<std::string>& overrides,
+                                       const std::string& dir) {
+  proto::TrainConfig config = saved;
+  for (const std::string& assignment : overrides) {
+    const uint64_t before = TrainConfigHash(config);
+    ApplyConfigOverride(config, assignment);
+    if (TrainConfigHash(config) != before) {
+      throw Error(fmt::format(
+          "--set {}: the run in {} has its config already; only stop.* keys may be overridden",
+          assignment, dir));
+    }
+  }
+  ValidateTrainConfig(config);
+  return config;
+}
+
+bool CreateFileExclusively(const std::string& path, const std::string& bytes) {
+  // Unique among processes of any host and threads of this one.
+  static std::atomic<uint64_t> counter{std::random_device{}()};
+  const std::string temporary =
+      fmt::format("{}.tmp-new-{}-{:x}", path, ::getpid(), counter.fetch_add(0x9E3779B97F4A7C15ull));
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error(fmt::format("cannot write {}: cannot create {}", path, temporary));
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+    out.flush();
+    if (!out) {
+      out.close();
+      ::unlink(temporary.c_str());
+      throw Error(fmt::format("cannot write {}: write failed (disk full?)", path));
+    }
+  }
+  // link(2) never replaces an existing file: of processes racing to create `path`, one wins.
+  const int result = ::link(temporary.c_str(), path.c_str());
+  const int link_errno = errno;
+  ::unlink(temporary.c_str());
+  if (result == 0) return true;
+  if (link_errno == EEXIST) return false;
+  throw Error(fmt::format("cannot write {}: {}", path, std::strerror(link_errno)));
+}
+
+void AdoptRunConfig(const std::string& dir, const proto::TrainConfig& config) {
+  CreateRunDirectories(dir, {});
+  const std::string path = (fs::path(dir) / "config.txtpb").string();
+  if (CreateFileExclusively(path, TrainConfigText(config))) return;
+  const proto::TrainConfig saved = ReadTrainConfigFile(path);
+  if (TrainConfigHash(saved) != TrainConfigHash(config)) {
+    throw Error(fmt::format(
+        "run directory {} holds a run of another config ({}; only the stop section may "
+        "change): give the same settings, only --run-dir, or use a new --run-dir",
+        dir, path));
+  }
+}
+
+void CreateRunDirectories(const std::string& dir, const std::vector<std::string>& subdirs) {
+  if (dir.empty()) throw Error("the run directory is empty");
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) {
+    throw Error(fmt::format("run directory {}: cannot create it: {}", dir, error.message()));
+  }
+  for (const std::string& sub : subdirs) {
+    fs::create_directories(fs::path(dir) / sub, error);
+    if (error) {
+      throw Error(
+          fmt::format("run directory {}: cannot create {}: {}", dir, sub, error.message()));
+    }
+  }
+}
+
+}  // namespace vz

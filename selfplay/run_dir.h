@@ -1,0 +1,121 @@
+#pragma once
+
+// The run directory shared by `vzero train` (selfplay/train_loop.h, one process) and by the roles
+// of a cluster run (selfplay/cluster.h: `vzero selfplay`, `vzero trainer`, `vzero gate`, any number
+// of processes on any machines): its layout, its config, its log and metrics files, and the
+// numbered best nets. The layout is the one train_loop.h documents, plus:
+//   records/chunk-<worker>-NNNNNN.vzr   chunks of the self-play worker <worker> (game_record.h)
+//   nets/candidates/candidate-SSSSSSSS.vznet   the trainer's candidate of step S (gating on)
+//   nets/candidates/candidate-SSSSSSSS.json    the gate's verdict on it
+//   logs/<role>.log, logs/<role>.jsonl         per-process log and metrics of the roles
+// Every file is written to a temporary name in its own directory and renamed, so a reader on any
+// machine sees a whole file or none (the shared filesystem must make a rename within one
+// directory atomic and give close-to-open consistency, as NFS does; docs/cluster.md).
+// Thread-safety: RunLog and MetricsFile are not thread-safe; the functions share no state.
+
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "proto/train.pb.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace vz {
+
+// The log of a process: a file (spdlog) and stderr, with a live status line on a terminal.
+class RunLog {
+ public:
+  // Appends to `path`. Throws vz::Error naming the path when it cannot be opened.
+  RunLog(const std::string& path, bool live);
+  ~RunLog();
+  RunLog(const RunLog&) = delete;
+  RunLog& operator=(const RunLog&) = delete;
+
+  // A log line (file and stderr).
+  void Info(const std::string& line);
+  // The live status line (stderr only, and only when live).
+  void Status(const std::string& line);
+
+ private:
+  bool live_;
+  std::string name_;
+  std::shared_ptr<spdlog::logger> file_;
+  std::string status_;
+};
+
+// A JSON-lines metrics file: one object per line, appended and flushed.
+class MetricsFile {
+ public:
+  // Opens `path` for appending; a last line cut by a kill is ended first, so that the next object
+  // starts a line of its own (readers skip the bad line). Throws vz::Error naming the path.
+  explicit MetricsFile(const std::string& path);
+  // Throws vz::Error naming the path when the write fails.
+  void Write(const nlohmann::json& object);
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+};
+
+// The torch device of a config's device field for the process of local rank `local_rank`
+// (nets/distributed.h; 0 outside a distributed job): "auto" and "cuda" are
+// cuda:<local_rank mod the number of visible CUDA devices> (each rank its own GPU, whether it
+// sees all of its machine's GPUs or only its own), "auto" is "cpu" without CUDA devices; anything
+// else is returned unchanged (the trainer and the evaluators check it).
+std::string ResolveDevice(const std::string& device, int local_rank = 0);
+
+// Highest N of <nets_dir>/best-NNNN.vznet (0 when none).
+int HighestGeneration(const std::string& nets_dir);
+
+// "best-0003.vznet".
+std::string GenerationFile(int generation);
+
+// The config of the run in `dir` (config.txtpb), or nullopt when it has none. Throws vz::Error
+// naming the file when it does not parse.
+std::optional<proto::TrainConfig> SavedConfig(const std::string& dir);
+
+// How a command picked its config (the options of `vzero train`).
+struct RunConfigChoice {
+  std::string variant;                 // --variant
+  std::string preset;                  // --preset
+  std::string config_file;             // --config
+  std::vector<std::string> overrides;  // --set KEY=VALUE
+
+  // True when --variant, --preset or --config was given.
+  bool chosen() const { return !variant.empty() || !preset.empty() || !config_file.empty(); }
+};
+
+// The config of `choice`: the preset (variant default chaco-rex, preset default demo) or the file,
+// then the overrides, validated. Throws vz::Error for --preset with --config, a --variant that
+// the file contradicts, and the errors of the config functions (naming the key or the file).
+proto::TrainConfig ConfigFromChoice(const RunConfigChoice& choice);
+
+// `saved` (a run directory's config) with `overrides` applied, validated; only stop.* keys may
+// change it (the hash stays). Throws vz::Error naming the key otherwise.
+proto::TrainConfig OverrideSavedConfig(const proto::TrainConfig& saved,
+                                       const std::vector<std::string>& overrides,
+                                       const std::string& dir);
+
+// Makes `config` the config of the run in `dir`: creates dir/config.txtpb when it is absent
+// (without replacing one that another process created at the same moment), else checks that the
+// saved config has the same hash (TrainConfigHash: only the stop section may differ). Throws
+// vz::Error naming the directory for another config, and on I/O failures.
+void AdoptRunConfig(const std::string& dir, const proto::TrainConfig& config);
+
+// Creates `path` with `bytes` unless it exists, atomically (temporary file, then link(2), which
+// refuses to replace). Returns false when the file already existed. Throws vz::Error naming the
+// path on I/O failures.
+bool CreateFileExclusively(const std::string& path, const std::string& bytes);
+
+// Creates dir and the sub-directories `subdirs` (relative). Throws vz::Error naming the one that
+// cannot be created.
+void CreateRunDirectories(const std::string& dir, const std::vector<std::string>& subdirs);
+
+}  // namespace vz

@@ -1,0 +1,178 @@
+// The shared run directory (selfplay/run_dir.h) and the cluster roles' helpers
+// (selfplay/cluster.h): worker chunk names and their listing next to `vzero train`'s chunks, the
+// run's config adopted once (concurrent creators, another config refused, stop-only overrides),
+// the numbered best nets, worker ids.
+
+#include "selfplay/run_dir.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "nets/net_runner.h"
+#include "selfplay/cluster.h"
+#include "selfplay/game_record.h"
+#include "selfplay/train_config.h"
+#include "tests/test_util.h"
+
+namespace vz {
+namespace {
+
+namespace fs = std::filesystem;
+using vz::testing::ErrorOf;
+
+class RunDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("vzero-run-dir-test-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code error;
+    fs::remove_all(dir_, error);
+  }
+  std::string File(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST_F(RunDirTest, WorkerChunkNames) {
+  EXPECT_EQ(WorkerRecordChunkName("w1", 12), "chunk-w1-000012.vzr");
+  EXPECT_EQ(WorkerRecordChunkName("node-07.a_b", 1234567), "chunk-node-07.a_b-1234567.vzr");
+  for (const char* bad : {"", "1abc", "-x", "a/b", "a b", "ü"}) {
+    EXPECT_NE(ErrorOf([&] { WorkerRecordChunkName(bad, 0); }).find("worker id"),
+              std::string::npos)
+        << bad;
+  }
+  EXPECT_NE(ErrorOf([] { CheckWorkerId(std::string(65, 'a')); }).find("64"), std::string::npos);
+  EXPECT_NE(ErrorOf([] { WorkerRecordChunkName("w", -1); }).find("-1"), std::string::npos);
+
+  auto parse = [](const char* name) { return ParseRecordChunkName(name); };
+  ASSERT_TRUE(parse("chunk-000012.vzr"));
+  EXPECT_EQ(parse("chunk-000012.vzr")->worker, "");
+  EXPECT_EQ(parse("chunk-000012.vzr")->number, 12);
+  ASSERT_TRUE(parse("chunk-node-07-000003.vzr"));
+  EXPECT_EQ(parse("chunk-node-07-000003.vzr")->worker, "node-07");
+  EXPECT_EQ(parse("chunk-node-07-000003.vzr")->number, 3);
+  for (const char* other : {"chunk-w1-000003.vzr.tmp-77", "chunk-w1-.vzr", "chunk--000003.vzr",
+                            "chunk-1w-000003.vzr", "chunk-w1-00x003.vzr", "chunk-.vzr",
+                            "chunkw1-000003.vzr", "chunk-w1-000003.vz"}) {
+    EXPECT_FALSE(parse(other)) << other;
+  }
+}
+
+TEST_F(RunDirTest, ListingHoldsNumberedThenWorkerChunks) {
+  for (int number : {3, 1}) WriteRecordChunk(File(RecordChunkName(number)), {});
+  WriteRecordChunk(File(WorkerRecordChunkName("wb", 0)), {});
+  WriteRecordChunk(File(WorkerRecordChunkName("wa", 10)), {});
+  WriteRecordChunk(File(WorkerRecordChunkName("wa", 2)), {});
+  std::ofstream(File("chunk-wa-000004.vzr.tmp-123")) << "half";
+  const std::vector<std::string> expected = {
+      File("chunk-000001.vzr"), File("chunk-000003.vzr"), File("chunk-wa-000002.vzr"),
+      File("chunk-wa-000010.vzr"), File("chunk-wb-000000.vzr")};
+  EXPECT_EQ(ListRecordChunks(dir_.string()), expected);
+}
+
+TEST_F(RunDirTest, ConfigIsAdoptedOnceAndOnlyStopMayChange) {
+  RunConfigChoice choice;
+  choice.variant = "portuguese-draughts";
+  choice.overrides = {"selfplay.simulations=8"};
+  const proto::TrainConfig config = ConfigFromChoice(choice);
+  EXPECT_EQ(config.selfplay().simulations(), 8u);
+  const std::string run = File("run");
+  // Racing creators of the same config: one writes, the others agree.
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] {
+      try {
+        AdoptRunConfig(run, config);
+      } catch (const Error&) {
+        ++failures;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  ASSERT_TRUE(SavedConfig(run));
+  EXPECT_EQ(TrainConfigHash(*SavedConfig(run)), TrainConfigHash(config));
+  for (const auto& entry : fs::directory_iterator(run)) {
+    EXPECT_EQ(entry.path().filename(), "config.txtpb") << "left behind: " << entry.path();
+  }
+  // Another stop section is the same run; another simulation count is not.
+  proto::TrainConfig stop_only = config;
+  stop_only.mutable_stop()->set_train_steps(99);
+  EXPECT_EQ(ErrorOf([&] { AdoptRunConfig(run, stop_only); }), "");
+  proto::TrainConfig other = config;
+  other.mutable_selfplay()->set_simulations(9);
+  EXPECT_NE(ErrorOf([&] { AdoptRunConfig(run, other); }).find(run), std::string::npos);
+
+  EXPECT_EQ(OverrideSavedConfig(config, {"stop.train_steps=7"}, run).stop().train_steps(), 7u);
+  const std::string refused =
+      ErrorOf([&] { OverrideSavedConfig(config, {"selfplay.simulations=9"}, run); });
+  EXPECT_NE(refused.find("selfplay.simulations"), std::string::npos) << refused;
+  EXPECT_NE(ErrorOf([&] { OverrideSavedConfig(config, {"stop.nope=1"}, run); }).find("stop.nope"),
+            std::string::npos);
+  choice.preset = "demo";
+  choice.config_file = File("x.txtpb");
+  EXPECT_NE(ErrorOf([&] { ConfigFromChoice(choice); }).find("--preset or --config"),
+            std::string::npos);
+}
+
+TEST_F(RunDirTest, WaitForRunConfigReadsTheSavedOneOrStops) {
+  const std::string run = File("run");
+  CreateRunDirectories(run, {"logs"});
+  EXPECT_TRUE(fs::is_directory(dir_ / "run" / "logs"));
+  std::atomic<bool> stop{true};
+  int waited = 0;
+  RunConfigChoice none;
+  EXPECT_FALSE(WaitForRunConfig(run, none, 0.01, stop, [&] { ++waited; }));
+  RunConfigChoice chosen;
+  chosen.variant = "chad";
+  // Another thread creates the run while this one waits.
+  stop = false;
+  std::thread creator([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    WaitForRunConfig(run, chosen, 0.01, stop, nullptr);
+  });
+  none.overrides = {"stop.games=5"};
+  const std::optional<proto::TrainConfig> config =
+      WaitForRunConfig(run, none, 0.01, stop, [&] { ++waited; });
+  creator.join();
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->variant(), "chad");
+  EXPECT_EQ(config->stop().games(), 5u);
+  EXPECT_GE(waited, 1);
+}
+
+TEST_F(RunDirTest, GenerationsAndExclusiveFiles) {
+  EXPECT_EQ(HighestGeneration(File("absent")), 0);
+  for (const std::string& name : {GenerationFile(2), GenerationFile(11), std::string("best.vznet"),
+                                  std::string("best-00x1.vznet"), std::string("best-0099.txt")}) {
+    std::ofstream(File(name)) << "x";
+  }
+  EXPECT_EQ(GenerationFile(11), "best-0011.vznet");
+  EXPECT_EQ(HighestGeneration(dir_.string()), 11);
+  EXPECT_TRUE(CreateFileExclusively(File("once"), "first"));
+  EXPECT_FALSE(CreateFileExclusively(File("once"), "second"));
+  std::ifstream in(File("once"));
+  std::string text;
+  in >> text;
+  EXPECT_EQ(text, "first");
+  EXPECT_EQ(ResolveDevice("cpu", 3), "cpu");
+  EXPECT_EQ(ResolveDevice("cuda:1", 2), "cuda:1");
+  const int gpus = nets::CudaDeviceCount();
+  EXPECT_EQ(ResolveDevice("auto", 3), gpus == 0 ? "cpu" : "cuda:" + std::to_string(3 % gpus));
+  EXPECT_EQ(ErrorOf([] { CheckWorkerId(DefaultWorkerId()); }), "");
+}
+
+}  // namespace
+}  // namespace vz
