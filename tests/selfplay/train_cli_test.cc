@@ -194,11 +194,18 @@ TEST_F(TrainCliTest, TinyRunEndToEndAndResume) {
                                      "--simulations", "8"});
   EXPECT_EQ(search.status, 0) << search.output;
 
-  // Resume: the same settings with a higher step limit continue from step 12.
+  // Resume: the same settings with a higher step limit continue from step 12, with the best net
+  // of the last promotion.
+  const int generation = state["generation"].get<int>();
+  EXPECT_EQ(fs::exists(run / "nets" / ("best-000" + std::to_string(generation) + ".vznet")),
+            generation > 0);
   const Execution second = RunVzero(TinyRun(run.string(), 18));
   ASSERT_EQ(second.status, 0) << second.output;
   EXPECT_NE(second.output.find("resuming run"), std::string::npos) << second.output;
   EXPECT_NE(second.output.find("step 12"), std::string::npos) << second.output;
+  EXPECT_NE(second.output.find("generation " + std::to_string(generation) + ")"),
+            std::string::npos)
+      << second.output;
   state = State(run);
   EXPECT_EQ(state["step"], 18);
   const std::multiset<uint64_t> after = GameIndices(run);
