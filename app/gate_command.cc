@@ -37,15 +37,15 @@ void AddGateCommand(CLI::App& app) {
       "gate",
       "Gate of a cluster run: plays the trainer's newest candidate against the best net and "
       "promotes it when its score clears gating.threshold (docs/cluster.md)");
-  command->add_option("--run-dir", r.run_dir, "Run directory shared with the trainer")
-      ->required();
+  command->add_option("--run-dir", r.run_dir, "Run directory shared with the trainer")->required();
   command->add_option("--variant", r.config.variant, "Game name (a new run)");
   command->add_option("--preset", r.config.preset, "Compiled-in config preset (a new run)");
   command->add_option("--config", r.config.config_file, "Config file (a new run)");
   command->add_option("--set", r.config.overrides,
                       "Override a config key (repeatable; on an existing run only stop.*)");
-  command->add_option("--poll-seconds", r.poll_seconds,
-                      "Seconds between looks for new candidates (default 2)")
+  command
+      ->add_option("--poll-seconds", r.poll_seconds,
+                   "Seconds between looks for new candidates (default 2)")
       ->check(CLI::PositiveNumber);
   command->add_flag("--once", r.once, "Gate the waiting candidates, then exit");
   command->add_flag("--no-status", options->no_status,

@@ -23,12 +23,12 @@ void RunSelfPlayCommand(SelfPlayOptions& options) {
   options.request.live = !options.no_status && isatty(STDERR_FILENO);
   InstallRoleSignalHandlers();
   const SelfPlayWorkerOutcome outcome = RunSelfPlayWorker(options.request);
-  fmt::print("worker {}: {} games, {} positions in {} chunks ({:.2f} positions/s over {:.1f} s "
-             "of self-play), last net {}\n",
-             outcome.worker_id, outcome.games, outcome.positions, outcome.chunks,
-             outcome.selfplay_seconds > 0 ? double(outcome.positions) / outcome.selfplay_seconds
-                                          : 0.0,
-             outcome.selfplay_seconds, outcome.net_id.empty() ? "none" : outcome.net_id);
+  fmt::print(
+      "worker {}: {} games, {} positions in {} chunks ({:.2f} positions/s over {:.1f} s "
+      "of self-play), last net {}\n",
+      outcome.worker_id, outcome.games, outcome.positions, outcome.chunks,
+      outcome.selfplay_seconds > 0 ? double(outcome.positions) / outcome.selfplay_seconds : 0.0,
+      outcome.selfplay_seconds, outcome.net_id.empty() ? "none" : outcome.net_id);
   if (outcome.interrupted) fmt::print("stopped by a signal\n");
 }
 
@@ -54,8 +54,9 @@ void AddSelfPlayCommand(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   command->add_option("--minutes", r.minutes, "Stop after this many minutes (default: no limit)")
       ->check(CLI::NonNegativeNumber);
-  command->add_option("--poll-seconds", r.poll_seconds,
-                      "Seconds between looks for the config and the first net (default 1)")
+  command
+      ->add_option("--poll-seconds", r.poll_seconds,
+                   "Seconds between looks for the config and the first net (default 1)")
       ->check(CLI::PositiveNumber);
   command->add_flag("--no-status", options->no_status,
                     "Plain log lines instead of a live status line on a terminal");

@@ -2,14 +2,14 @@
 
 #include <c10/util/Exception.h>
 #include <fmt/core.h>
-#include <torch/csrc/distributed/c10d/HashStore.hpp>
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/cuda.h>
 #include <torch/types.h>
 
 #include <cstdlib>
 #include <exception>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <utility>
 
 // Gloo: the wheel ships gloo inside libtorch_cpu.so without its headers; nets/c10d_gloo/ declares
@@ -23,6 +23,7 @@
 // since the backend's option struct embeds NCCL's config struct).
 #if defined(USE_C10D_NCCL) && __has_include(<nccl.h>) && __has_include(<c10/cuda/CUDAFunctions.h>)
 #include <c10/cuda/CUDAFunctions.h>
+
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #define VZ_HAVE_NCCL 1
 #endif
@@ -59,8 +60,8 @@ int ParseInt(const std::string& name, const std::string& value, int64_t max) {
     number = number * 10 + (c - '0');
   }
   if (!ok) {
-    throw Error(fmt::format("environment variable {}='{}' is not a non-negative integer", name,
-                            value));
+    throw Error(
+        fmt::format("environment variable {}='{}' is not a non-negative integer", name, value));
   }
   if (number > max) {
     throw Error(fmt::format("environment variable {}={} is out of range 0..{}", name, value, max));
@@ -121,8 +122,8 @@ void ExpandItem(std::string_view item, std::string_view whole, std::string_view 
     if (item[i] == ']') throw fail("unbalanced ']'");
     if (item[i] != '[') {
       const size_t next = std::min(item.find('[', i), item.find(']', i));
-      const std::string_view text = item.substr(i, next == std::string_view::npos ? item.npos
-                                                                                  : next - i);
+      const std::string_view text =
+          item.substr(i, next == std::string_view::npos ? item.npos : next - i);
       for (std::string& host : partial) host += text;
       i += text.size();
       continue;
@@ -140,8 +141,7 @@ void ExpandItem(std::string_view item, std::string_view whole, std::string_view 
       const std::string_view range = ranges.substr(start, comma - start);
       const size_t dash = range.find('-');
       const std::string_view low = range.substr(0, dash);
-      const std::string_view high =
-          dash == std::string_view::npos ? low : range.substr(dash + 1);
+      const std::string_view high = dash == std::string_view::npos ? low : range.substr(dash + 1);
       auto digits = [](std::string_view s) {
         return !s.empty() && s.size() <= 9 &&
                s.find_first_not_of("0123456789") == std::string_view::npos;
@@ -199,8 +199,7 @@ std::string DistributedEnv::Describe() const {
                      local_rank, source, master_addr, master_port);
 }
 
-std::vector<std::string> ExpandSlurmNodeList(std::string_view nodelist,
-                                             std::string_view variable) {
+std::vector<std::string> ExpandSlurmNodeList(std::string_view nodelist, std::string_view variable) {
   if (nodelist.empty()) {
     throw Error(fmt::format("environment variable {} is empty", variable));
   }
@@ -212,8 +211,7 @@ std::vector<std::string> ExpandSlurmNodeList(std::string_view nodelist,
     if (c == '[') ++depth;
     if (c == ']') --depth;
     if (depth < 0) {
-      throw Error(
-          fmt::format("environment variable {}='{}': unbalanced ']'", variable, nodelist));
+      throw Error(fmt::format("environment variable {}='{}': unbalanced ']'", variable, nodelist));
     }
     if (c == ',' && depth == 0) {
       ExpandItem(nodelist.substr(start, i - start), nodelist, variable, hosts);
@@ -261,8 +259,8 @@ DistributedEnv ReadDistributedEnv(const EnvLookup& lookup) {
     ReadPort(lookup, env);
     return env;
   }
-  if (ReadSet(lookup, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
-              "OMPI_COMM_WORLD_LOCAL_RANK", env)) {
+  if (ReadSet(lookup, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+              env)) {
     env.source = "openmpi";
     if (master) {
       env.master_addr = *master;
@@ -306,8 +304,8 @@ struct ProcessGroup::Impl {
 
   // Where an error happened, for messages.
   std::string Where() const {
-    return env.distributed() ? fmt::format("rank {} of {} (master {}:{})", env.rank,
-                                           env.world_size, env.master_addr, env.master_port)
+    return env.distributed() ? fmt::format("rank {} of {} (master {}:{})", env.rank, env.world_size,
+                                           env.master_addr, env.master_port)
                              : std::string("a single-process group");
   }
 
@@ -370,8 +368,7 @@ ProcessGroup::ProcessGroup(const DistributedEnv& env, const std::string& device,
         start = comma + 1;
       }
     } else if (env.world_size == 1 || IsLoopback(env.master_addr)) {
-      gloo_options->devices.push_back(
-          c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+      gloo_options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
     } else {
       gloo_options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
     }
@@ -385,15 +382,15 @@ ProcessGroup::ProcessGroup(const DistributedEnv& env, const std::string& device,
 #if defined(VZ_HAVE_NCCL)
       const int64_t devices = int64_t(torch::cuda::device_count());
       if (cuda_index >= devices) {
-        throw Error(fmt::format("process group device '{}': {} CUDA device(s) present", device,
-                                devices));
+        throw Error(
+            fmt::format("process group device '{}': {} CUDA device(s) present", device, devices));
       }
       c10::cuda::set_device(c10::DeviceIndex(cuda_index));
       auto nccl_options = c10d::ProcessGroupNCCL::Options::create();
       nccl_options->timeout = timeout;
       s.accelerator = c10::make_intrusive<c10d::ProcessGroupNCCL>(
-          c10::make_intrusive<c10d::PrefixStore>("vzero/nccl", s.store), env.rank,
-          env.world_size, nccl_options);
+          c10::make_intrusive<c10d::PrefixStore>("vzero/nccl", s.store), env.rank, env.world_size,
+          nccl_options);
 #else
       throw Error(fmt::format(
           "process group device '{}': this build has no NCCL backend (LibTorch without "
@@ -404,8 +401,8 @@ ProcessGroup::ProcessGroup(const DistributedEnv& env, const std::string& device,
   } catch (const Error&) {
     throw;
   } catch (const std::exception& error) {
-    throw Error(fmt::format("process group rendezvous of {} failed: {}", s.Where(),
-                            ErrorText(error)));
+    throw Error(
+        fmt::format("process group rendezvous of {} failed: {}", s.Where(), ErrorText(error)));
   }
 }
 

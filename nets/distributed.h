@@ -12,7 +12,8 @@
 //                    first host of SLURM_JOB_NODELIST (else SLURM_NODELIST), e.g. node[01-04],gpu7
 //                    -> node01; MASTER_PORT, else kDefaultMasterPort (srun)
 //   Open MPI         OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_RANK
-//                    (default 0); MASTER_ADDR required, MASTER_PORT else kDefaultMasterPort (mpirun)
+//                    (default 0); MASTER_ADDR required, MASTER_PORT else kDefaultMasterPort
+//                    (mpirun)
 //   none of them     one process: rank 0 of 1
 // A set is chosen when its rank variable or its size variable is set; the other one must be set
 // too.
@@ -43,8 +44,8 @@ inline constexpr int kDefaultMasterPort = 29500;
 struct DistributedEnv {
   int rank = 0;
   int world_size = 1;
-  int local_rank = 0;        // index among the ranks of this machine (picks the GPU)
-  std::string master_addr;   // rank 0's host ("" for a single process)
+  int local_rank = 0;       // index among the ranks of this machine (picks the GPU)
+  std::string master_addr;  // rank 0's host ("" for a single process)
   int master_port = kDefaultMasterPort;
   std::string source = "single process";  // "torchrun", "slurm", "openmpi" or "single process"
 

@@ -20,7 +20,6 @@ namespace vz::nets {
 void AllReduceMean(ProcessGroup& group, const std::vector<torch::Tensor>& tensors);
 
 // Replaces every tensor by rank `root`'s. The same conditions as AllReduceMean.
-void BroadcastTensors(ProcessGroup& group, const std::vector<torch::Tensor>& tensors,
-                      int root = 0);
+void BroadcastTensors(ProcessGroup& group, const std::vector<torch::Tensor>& tensors, int root = 0);
 
 }  // namespace vz::nets

@@ -33,12 +33,9 @@ void InstallRoleSignalHandlers() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-std::optional<proto::TrainConfig> WaitForRunConfig(const std::string& dir,
-                                                   const RunConfigChoice& choice,
-                                                   double poll_seconds,
-                                                   const std::atomic<bool>& stop,
-                                                   const std::function<void()>& waiting,
-                                                   bool adopt) {
+std::optional<proto::TrainConfig> WaitForRunConfig(
+    const std::string& dir, const RunConfigChoice& choice, double poll_seconds,
+    const std::atomic<bool>& stop, const std::function<void()>& waiting, bool adopt) {
   if (choice.chosen()) {
     proto::TrainConfig config = ConfigFromChoice(choice);
     if (adopt) AdoptRunConfig(dir, config);

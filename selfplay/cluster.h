@@ -53,15 +53,13 @@ void InstallRoleSignalHandlers();
 
 // The run's config for a role: with a choice (--variant, --preset or --config) the config of the
 // choice, made the run's (AdoptRunConfig); else the saved config.txtpb, waited for (polling every
-// `poll_seconds`, calling `waiting` once) until it appears, with `choice.overrides` applied (stop.*
-// only). Returns nullopt when `stop` is set while waiting. Throws vz::Error as ConfigFromChoice,
-// OverrideSavedConfig and AdoptRunConfig do; `adopt` false skips writing (ranks other than 0).
-std::optional<proto::TrainConfig> WaitForRunConfig(const std::string& dir,
-                                                   const RunConfigChoice& choice,
-                                                   double poll_seconds,
-                                                   const std::atomic<bool>& stop,
-                                                   const std::function<void()>& waiting,
-                                                   bool adopt = true);
+// `poll_seconds`, calling `waiting` once) until it appears, with `choice.overrides` applied
+// (keys outside the config hash only). Returns nullopt when `stop` is set while waiting. Throws
+// vz::Error as ConfigFromChoice, OverrideSavedConfig and AdoptRunConfig do; `adopt` false skips
+// writing (ranks other than 0).
+std::optional<proto::TrainConfig> WaitForRunConfig(
+    const std::string& dir, const RunConfigChoice& choice, double poll_seconds,
+    const std::atomic<bool>& stop, const std::function<void()>& waiting, bool adopt = true);
 
 // The default worker id: this host's name (characters outside [A-Za-z0-9._-] become '_', a 'w' is
 // prefixed when it does not start with a letter) and the process id, "node07-12345".
@@ -101,12 +99,12 @@ struct TrainerRoleRequest {
 
 struct TrainerRoleOutcome {
   int rank = 0, world_size = 1;
-  std::string backend;        // "none" for one process, else the process group's
-  int64_t steps = 0;          // the step counter at the end
-  int64_t games = 0;          // distinct games read (the whole run)
+  std::string backend;  // "none" for one process, else the process group's
+  int64_t steps = 0;    // the step counter at the end
+  int64_t games = 0;    // distinct games read (the whole run)
   int64_t positions = 0;
-  int64_t chunks = 0;         // chunk files read
-  int64_t duplicates = 0;     // games seen twice (same worker and index), counted once
+  int64_t chunks = 0;           // chunk files read
+  int64_t duplicates = 0;       // games seen twice (same worker and index), counted once
   int64_t samples_trained = 0;  // this invocation, all ranks
   double train_seconds = 0;     // this invocation, in optimizer steps (collectives included)
   int generation = 0;           // highest promoted net
@@ -127,7 +125,7 @@ struct GateRoleRequest {
 };
 
 struct GateRoleOutcome {
-  int gated = 0;       // candidates played
+  int gated = 0;  // candidates played
   int promoted = 0;
   int generation = 0;  // highest promoted net at the end
   bool interrupted = false;

@@ -69,8 +69,8 @@ class Gate {
         outcome.promoted += Play(step) ? 1 : 0;
         ++outcome.gated;
       } catch (const MatchStopped&) {
-        log_.Info(fmt::format("gating of step {} stopped by a signal; it runs again on restart",
-                              step));
+        log_.Info(
+            fmt::format("gating of step {} stopped by a signal; it runs again on restart", step));
         break;
       }
     }
@@ -96,11 +96,10 @@ class Gate {
     if (waiting.empty()) return -1;
     std::sort(waiting.begin(), waiting.end());
     for (size_t i = 0; i + 1 < waiting.size(); ++i) {
-      WriteVerdict(waiting[i], {{"step", waiting[i]},
-                                {"superseded_by", waiting.back()},
-                                {"promoted", false}});
-      log_.Info(fmt::format("candidate of step {} superseded by step {}", waiting[i],
-                            waiting.back()));
+      WriteVerdict(waiting[i],
+                   {{"step", waiting[i]}, {"superseded_by", waiting.back()}, {"promoted", false}});
+      log_.Info(
+          fmt::format("candidate of step {} superseded by step {}", waiting[i], waiting.back()));
     }
     return waiting.back();
   }
@@ -166,8 +165,7 @@ class Gate {
         "gating at step {}: candidate vs best-{:04d}: W {} D {} L {}, score {:.3f} (threshold "
         "{:.2f}), Elo {:+.0f} in {:.0f} s -> {}",
         step, best_generation, summary.wins, summary.draws, summary.losses, score, g.threshold(),
-        summary.elo.elo + 0.0,
-        std::chrono::duration<double>(Clock::now() - start).count(),
+        summary.elo.elo + 0.0, std::chrono::duration<double>(Clock::now() - start).count(),
         promote ? fmt::format("promoted to best-{:04d}", generation) : "kept the best"));
     return promote;
   }
@@ -188,9 +186,10 @@ GateRoleOutcome RunGateRole(const GateRoleRequest& request) {
   std::atomic<bool>& stop = RoleStopFlag();
   const std::optional<proto::TrainConfig> config =
       WaitForRunConfig(request.run_dir, request.config, request.poll_seconds, stop, [&] {
-        log.Info(fmt::format("waiting for {}/config.txtpb (give --variant/--preset or --config "
-                             "to one role to create the run)",
-                             request.run_dir));
+        log.Info(
+            fmt::format("waiting for {}/config.txtpb (give --variant/--preset or --config "
+                        "to one role to create the run)",
+                        request.run_dir));
       });
   GateRoleOutcome outcome;
   if (!config) {

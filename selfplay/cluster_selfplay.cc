@@ -17,8 +17,8 @@
 #include "engine/core/error.h"
 #include "engine/core/zobrist.h"
 #include "nets/distributed.h"
-#include "nets/net_file.h"
 #include "nets/net_evaluator.h"
+#include "nets/net_file.h"
 #include "selfplay/dispatch.h"
 #include "selfplay/game_record.h"
 #include "selfplay/selfplay_actors.h"
@@ -63,9 +63,10 @@ class SelfPlayWorker {
     while (!LoadNewestNet()) {
       if (stop.load()) return Outcome(true);
       if (!told) {
-        log_.Info(fmt::format("waiting for the first net in {} (start `vzero trainer --run-dir "
-                              "{}`)",
-                              (dir_ / "nets").string(), dir_.string()));
+        log_.Info(
+            fmt::format("waiting for the first net in {} (start `vzero trainer --run-dir "
+                        "{}`)",
+                        (dir_ / "nets").string(), dir_.string()));
         told = true;
       }
       std::this_thread::sleep_for(std::chrono::duration<double>(request_.poll_seconds));
@@ -105,8 +106,8 @@ class SelfPlayWorker {
         if (LoadNewestNet()) actors_->set_net_id(net_id_);
       }
       if (SecondsSince(last_status) >= 0.5) {
-        log_.Status(fmt::format("{} | {} | games {} | positions {} ({:.1f}/s) | chunks {}",
-                                worker_, net_id_, games_, positions_, Rate(), chunks_));
+        log_.Status(fmt::format("{} | {} | games {} | positions {} ({:.1f}/s) | chunks {}", worker_,
+                                net_id_, games_, positions_, Rate(), chunks_));
         last_status = Clock::now();
       }
     }
@@ -170,8 +171,8 @@ class SelfPlayWorker {
     const fs::path nets = dir_ / "nets";
     const int generation = HighestGeneration(nets.string());
     if (evaluator_ && generation <= generation_) return false;
-    const fs::path path = generation > 0 ? nets / GenerationFile(generation)
-                                         : nets / "initial.vznet";
+    const fs::path path =
+        generation > 0 ? nets / GenerationFile(generation) : nets / "initial.vznet";
     if (!fs::exists(path)) return false;
     nets::NetFile net;
     try {
@@ -182,8 +183,8 @@ class SelfPlayWorker {
       log_.Info(fmt::format("warning: keeping {}: {}", net_id_, e.what()));
       return false;
     }
-    evaluator_ = nets::MakeNetEvaluator<G>(net, path.string(), device_,
-                                           config_.selfplay().precision());
+    evaluator_ =
+        nets::MakeNetEvaluator<G>(net, path.string(), device_, config_.selfplay().precision());
     generation_ = generation;
     const bool first = net_id_.empty();
     net_id_ = fmt::format("best-{:04d}", generation);
@@ -223,8 +224,8 @@ class SelfPlayWorker {
                     {"adjudicated", s.adjudicated},
                     {"false_resignations", s.false_resignations},
                     {"would_have_resigned", s.would_have_resigned}});
-    log_.Info(fmt::format("{}: {} games ({} positions) with {}; {} games, {:.2f} positions/s",
-                          path, pending_.size(), positions, net_id_, games_, Rate()));
+    log_.Info(fmt::format("{}: {} games ({} positions) with {}; {} games, {:.2f} positions/s", path,
+                          pending_.size(), positions, net_id_, games_, Rate()));
     pending_.clear();
   }
 
@@ -256,9 +257,10 @@ SelfPlayWorkerOutcome RunSelfPlayWorker(const SelfPlayWorkerRequest& request) {
   std::atomic<bool>& stop = RoleStopFlag();
   const std::optional<proto::TrainConfig> config =
       WaitForRunConfig(request.run_dir, request.config, request.poll_seconds, stop, [&] {
-        log.Info(fmt::format("waiting for {}/config.txtpb (give --variant/--preset or --config "
-                             "to one role to create the run)",
-                             request.run_dir));
+        log.Info(
+            fmt::format("waiting for {}/config.txtpb (give --variant/--preset or --config "
+                        "to one role to create the run)",
+                        request.run_dir));
       });
   SelfPlayWorkerOutcome outcome;
   outcome.worker_id = worker;

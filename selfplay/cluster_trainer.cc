@@ -131,9 +131,10 @@ class TrainerRole {
     const int world = env_.world_size;
     const uint32_t batch = config_.optimizer().batch_size();
     if (batch % uint32_t(world) != 0) {
-      throw Error(fmt::format("config key optimizer.batch_size: {} is not a multiple of the {} "
-                              "ranks (each rank trains on an equal share)",
-                              batch, world));
+      throw Error(
+          fmt::format("config key optimizer.batch_size: {} is not a multiple of the {} "
+                      "ranks (each rank trains on an equal share)",
+                      batch, world));
     }
     local_batch_ = int(batch) / world;
     checkpoint_path_ = (dir_ / "checkpoints" / "trainer.ckpt").string();
@@ -212,10 +213,10 @@ class TrainerRole {
     const fs::path best = dir_ / "nets" / "best.vznet";
     if (!fs::exists(best)) {
       const int generation = HighestGeneration((dir_ / "nets").string());
-      nets::WriteNetFile(best.string(),
-                         generation > 0 ? nets::ReadNetFile(
-                                              (dir_ / "nets" / GenerationFile(generation)).string())
-                                        : initial);
+      nets::WriteNetFile(
+          best.string(),
+          generation > 0 ? nets::ReadNetFile((dir_ / "nets" / GenerationFile(generation)).string())
+                         : initial);
     }
     return initial;
   }
@@ -320,7 +321,8 @@ class TrainerRole {
   }
 
   // Reads one chunk: every game counted once by (worker, index); this rank's shard kept in `mine`.
-  void Ingest(const std::string& name, std::vector<std::pair<proto::GameRecord, std::string>>& mine) {
+  void Ingest(const std::string& name,
+              std::vector<std::pair<proto::GameRecord, std::string>>& mine) {
     const std::string path = (dir_ / "records" / name).string();
     std::vector<proto::GameRecord> records;
     try {
@@ -458,7 +460,8 @@ class TrainerRole {
   void Export() {
     const int64_t step = trainer_->step();
     const int best = HighestGeneration((dir_ / "nets").string());
-    nets::NetFile net = trainer_->ExportNet(uint64_t(agreed_games_), fmt::format("best-{:04d}", best));
+    nets::NetFile net =
+        trainer_->ExportNet(uint64_t(agreed_games_), fmt::format("best-{:04d}", best));
     if (config_.gating().enabled()) {
       const fs::path path = dir_ / "nets" / "candidates" / CandidateName(step, "vznet");
       nets::WriteNetFile(path.string(), net);
@@ -526,8 +529,8 @@ class TrainerRole {
   nets::TrainingBatch batch_;
   std::string checkpoint_path_;
   int local_batch_ = 0;
-  std::set<std::string> listed_;                       // rank 0: chunk files named so far
-  std::set<std::pair<std::string, uint64_t>> seen_;    // (worker, index) of every game read
+  std::set<std::string> listed_;                     // rank 0: chunk files named so far
+  std::set<std::pair<std::string, uint64_t>> seen_;  // (worker, index) of every game read
   int64_t games_ = 0, positions_ = 0, plies_ = 0, chunks_ = 0, duplicates_ = 0;
   int64_t agreed_games_ = 0, agreed_positions_ = 0, positions_at_start_ = 0;
   int64_t last_checkpoint_step_ = -1;
@@ -552,9 +555,10 @@ TrainerRoleOutcome RunTrainerRole(const TrainerRoleRequest& request) {
   const std::optional<proto::TrainConfig> config = WaitForRunConfig(
       request.run_dir, request.config, request.poll_seconds, stop,
       [&] {
-        log.Info(fmt::format("waiting for {}/config.txtpb (give --variant/--preset or --config "
-                             "to one role to create the run)",
-                             request.run_dir));
+        log.Info(
+            fmt::format("waiting for {}/config.txtpb (give --variant/--preset or --config "
+                        "to one role to create the run)",
+                        request.run_dir));
       },
       /*adopt=*/env.rank == 0);
   TrainerRoleOutcome outcome;

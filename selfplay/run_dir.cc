@@ -8,11 +8,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <random>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <random>
 
 #include "engine/core/error.h"
 #include "selfplay/train_config.h"
@@ -141,7 +141,8 @@ proto::TrainConfig OverrideSavedConfig(const proto::TrainConfig& saved,
     ApplyConfigOverride(config, assignment);
     if (TrainConfigHash(config) != before) {
       throw Error(fmt::format(
-          "--set {}: the run in {} has its config already; only stop.* keys may be overridden",
+          "--set {}: the run in {} has its config already; only keys outside its hash (stop.*, "
+          "devices, precision) may be overridden",
           assignment, dir));
     }
   }
@@ -181,8 +182,8 @@ void AdoptRunConfig(const std::string& dir, const proto::TrainConfig& config) {
   const proto::TrainConfig saved = ReadTrainConfigFile(path);
   if (TrainConfigHash(saved) != TrainConfigHash(config)) {
     throw Error(fmt::format(
-        "run directory {} holds a run of another config ({}; only the stop section may "
-        "change): give the same settings, only --run-dir, or use a new --run-dir",
+        "run directory {} holds a run of another config ({}; only stop, devices and precision "
+        "may change): give the same settings, only --run-dir, or use a new --run-dir",
         dir, path));
   }
 }
@@ -197,8 +198,7 @@ void CreateRunDirectories(const std::string& dir, const std::vector<std::string>
   for (const std::string& sub : subdirs) {
     fs::create_directories(fs::path(dir) / sub, error);
     if (error) {
-      throw Error(
-          fmt::format("run directory {}: cannot create {}: {}", dir, sub, error.message()));
+      throw Error(fmt::format("run directory {}: cannot create {}: {}", dir, sub, error.message()));
     }
   }
 }

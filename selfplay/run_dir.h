@@ -97,15 +97,16 @@ struct RunConfigChoice {
 // the file contradicts, and the errors of the config functions (naming the key or the file).
 proto::TrainConfig ConfigFromChoice(const RunConfigChoice& choice);
 
-// `saved` (a run directory's config) with `overrides` applied, validated; only stop.* keys may
-// change it (the hash stays). Throws vz::Error naming the key otherwise.
+// `saved` (a run directory's config) with `overrides` applied, validated; only keys that
+// TrainConfigHash leaves out (stop.*, devices, precision) may change (the hash stays). Throws
+// vz::Error naming the key otherwise.
 proto::TrainConfig OverrideSavedConfig(const proto::TrainConfig& saved,
                                        const std::vector<std::string>& overrides,
                                        const std::string& dir);
 
 // Makes `config` the config of the run in `dir`: creates dir/config.txtpb when it is absent
 // (without replacing one that another process created at the same moment), else checks that the
-// saved config has the same hash (TrainConfigHash: only the stop section may differ). Throws
+// saved config has the same hash (TrainConfigHash: stop, devices and precision may differ). Throws
 // vz::Error naming the directory for another config, and on I/O failures.
 void AdoptRunConfig(const std::string& dir, const proto::TrainConfig& config);
 

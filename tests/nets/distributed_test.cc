@@ -114,13 +114,13 @@ TEST(DistributedEnvTest, NoneSetIsOneProcess) {
 
 TEST(DistributedEnvTest, Torchrun) {
   const DistributedEnv env = ReadDistributedEnv(Env({{"RANK", "3"},
-                                                      {"WORLD_SIZE", "8"},
-                                                      {"LOCAL_RANK", "1"},
-                                                      {"MASTER_ADDR", "10.0.0.7"},
-                                                      {"MASTER_PORT", "29601"},
-                                                      // ignored: torchrun's set comes first
-                                                      {"SLURM_PROCID", "5"},
-                                                      {"SLURM_NTASKS", "9"}}));
+                                                     {"WORLD_SIZE", "8"},
+                                                     {"LOCAL_RANK", "1"},
+                                                     {"MASTER_ADDR", "10.0.0.7"},
+                                                     {"MASTER_PORT", "29601"},
+                                                     // ignored: torchrun's set comes first
+                                                     {"SLURM_PROCID", "5"},
+                                                     {"SLURM_NTASKS", "9"}}));
   EXPECT_EQ(env.rank, 3);
   EXPECT_EQ(env.world_size, 8);
   EXPECT_EQ(env.local_rank, 1);
@@ -129,8 +129,8 @@ TEST(DistributedEnvTest, Torchrun) {
   EXPECT_EQ(env.source, "torchrun");
   EXPECT_NE(env.Describe().find("rank 3 of 8"), std::string::npos) << env.Describe();
   // Defaults: LOCAL_RANK 0, MASTER_PORT 29500.
-  const DistributedEnv defaults = ReadDistributedEnv(
-      Env({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "host"}}));
+  const DistributedEnv defaults =
+      ReadDistributedEnv(Env({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "host"}}));
   EXPECT_EQ(defaults.local_rank, 0);
   EXPECT_EQ(defaults.master_port, kDefaultMasterPort);
   // One rank needs no master.
@@ -182,9 +182,9 @@ TEST(DistributedEnvTest, SlurmNodeLists) {
 
 TEST(DistributedEnvTest, OpenMpi) {
   const DistributedEnv env = ReadDistributedEnv(Env({{"OMPI_COMM_WORLD_RANK", "2"},
-                                                      {"OMPI_COMM_WORLD_SIZE", "4"},
-                                                      {"OMPI_COMM_WORLD_LOCAL_RANK", "0"},
-                                                      {"MASTER_ADDR", "mpi-head"}}));
+                                                     {"OMPI_COMM_WORLD_SIZE", "4"},
+                                                     {"OMPI_COMM_WORLD_LOCAL_RANK", "0"},
+                                                     {"MASTER_ADDR", "mpi-head"}}));
   EXPECT_EQ(env.rank, 2);
   EXPECT_EQ(env.world_size, 4);
   EXPECT_EQ(env.master_addr, "mpi-head");
@@ -267,8 +267,8 @@ TEST(ProcessGroupTest, ErrorsNameTheProblem) {
             std::string::npos);
   // Rank 0 of 2 waits for a rank that never comes.
   const int port = FreePort();
-  const std::string timeout = ErrorOf(
-      [&] { ProcessGroup group(Loopback(0, 2, port), "cpu", std::chrono::seconds(2)); });
+  const std::string timeout =
+      ErrorOf([&] { ProcessGroup group(Loopback(0, 2, port), "cpu", std::chrono::seconds(2)); });
   EXPECT_NE(timeout.find("127.0.0.1:" + std::to_string(port)), std::string::npos) << timeout;
   // A single process needs no rendezvous.
   ProcessGroup single(DistributedEnv{}, "cpu");
@@ -397,8 +397,7 @@ TEST(DistributedTrainingTest, TwoGlooRanksMatchTheSingleProcessRun) {
     EXPECT_EQ(ranks[0].metrics[step].step, step + 1);
     // Metrics are the mean over the ranks, as in the reference.
     EXPECT_NEAR(ranks[0].metrics[step].loss, single.metrics[step].loss, 1e-4) << "step " << step;
-    EXPECT_NEAR(ranks[0].metrics[step].policy_accuracy, single.metrics[step].policy_accuracy,
-                1e-6);
+    EXPECT_NEAR(ranks[0].metrics[step].policy_accuracy, single.metrics[step].policy_accuracy, 1e-6);
   }
   // ... and equal the single-process run to float tolerance.
   const double tolerance = 2e-5;
@@ -411,9 +410,10 @@ TEST(DistributedTrainingTest, TwoGlooRanksMatchTheSingleProcessRun) {
   for (const TrainingBatch& batch : batches) global.Step(batch);
   const double global_difference = MaxDifference(global.ExportNet(), single.net);
   EXPECT_GT(global_difference, 10 * tolerance);
-  std::printf("largest weight difference: ranks vs micro-batched single process %.3g, single "
-              "process with and without micro-batches %.3g\n",
-              difference, global_difference);
+  std::printf(
+      "largest weight difference: ranks vs micro-batched single process %.3g, single "
+      "process with and without micro-batches %.3g\n",
+      difference, global_difference);
 }
 
 TEST(DistributedTrainingTest, MicroBatchesRejectAnUnevenBatch) {
@@ -424,9 +424,9 @@ TEST(DistributedTrainingTest, MicroBatchesRejectAnUnevenBatch) {
   EXPECT_NE(ErrorOf([&] { trainer.Step(RandomBatch(8, 1)); }).find("micro_batches"),
             std::string::npos);
   options.micro_batches = 0;
-  EXPECT_NE(ErrorOf([&] { Trainer bad(FreshNetForGame<G>("tiny", 1), options); })
-                .find("micro_batches"),
-            std::string::npos);
+  EXPECT_NE(
+      ErrorOf([&] { Trainer bad(FreshNetForGame<G>("tiny", 1), options); }).find("micro_batches"),
+      std::string::npos);
 }
 
 }  // namespace

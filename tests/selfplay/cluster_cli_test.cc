@@ -71,7 +71,9 @@ int WaitFor(pid_t pid, double seconds) {
   return -1;
 }
 
-bool ExitedCleanly(int status) { return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+bool ExitedCleanly(int status) {
+  return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
 
 // Polls `done` every 200 ms for up to `seconds`; returns its last value.
 bool WaitUntil(double seconds, const std::function<bool()>& done) {
@@ -102,6 +104,7 @@ int64_t Step(const fs::path& run) {
 
 // The tiny config; gating off, so the trainer promotes every 6 steps and the workers switch nets.
 std::vector<std::string> TinyConfig() {
+  // clang-format off
   return {"--variant", "portuguese-draughts",
           "--preset", "demo",
           "--set", "selfplay.concurrent_games=6",
@@ -114,11 +117,12 @@ std::vector<std::string> TinyConfig() {
           "--set", "optimizer.batch_size=16",
           "--set", "optimizer.checkpoint_every_steps=6",
           "--set", "gating.enabled=false"};
+  // clang-format on
 }
 
 std::vector<std::string> Worker(const fs::path& run, const std::string& id, bool with_config) {
-  std::vector<std::string> arguments = {"selfplay", "--run-dir", run.string(), "--worker-id", id,
-                                        "--no-status", "--poll-seconds", "0.2"};
+  std::vector<std::string> arguments = {"selfplay", "--run-dir",   run.string(),     "--worker-id",
+                                        id,         "--no-status", "--poll-seconds", "0.2"};
   if (with_config) {
     for (const std::string& argument : TinyConfig()) arguments.push_back(argument);
   }
@@ -126,14 +130,14 @@ std::vector<std::string> Worker(const fs::path& run, const std::string& id, bool
 }
 
 std::vector<std::string> Trainer(const fs::path& run) {
-  return {"trainer", "--run-dir", run.string(), "--no-status", "--poll-seconds", "0.2",
-          "--set", "stop.train_steps=0"};
+  return {"trainer",        "--run-dir", run.string(), "--no-status",
+          "--poll-seconds", "0.2",       "--set",      "stop.train_steps=0"};
 }
 
 struct Games {
   std::multiset<std::pair<std::string, uint64_t>> keys;  // (worker, index) of every record
-  std::set<std::string> nets;                             // net ids that played them
-  std::vector<std::string> unreadable;                    // chunk files that do not read
+  std::set<std::string> nets;                            // net ids that played them
+  std::vector<std::string> unreadable;                   // chunk files that do not read
 };
 
 Games ReadGames(const fs::path& run) {
@@ -317,9 +321,9 @@ TEST_F(ClusterCliTest, GateJudgesTheNewestCandidate) {
   // Gating on, with a threshold every candidate clears: the trainer leaves candidates (steps 6
   // and 12), the gate plays the newest, marks the older one superseded and promotes.
   std::vector<std::string> worker = Worker(run, "wa", true);
-  worker.insert(worker.end(), {"--set", "gating.enabled=true", "--set", "gating.games=2",
-                               "--set", "gating.simulations=4", "--set", "gating.threshold=0",
-                               "--games", "24"});
+  worker.insert(worker.end(),
+                {"--set", "gating.enabled=true", "--set", "gating.games=2", "--set",
+                 "gating.simulations=4", "--set", "gating.threshold=0", "--games", "24"});
   const pid_t wa = Start(worker, "wa.log");
   std::vector<std::string> trainer = Trainer(run);
   trainer.back() = "stop.train_steps=12";
@@ -330,8 +334,8 @@ TEST_F(ClusterCliTest, GateJudgesTheNewestCandidate) {
   ASSERT_TRUE(fs::exists(candidates / "candidate-00000012.vznet")) << Logs();
   EXPECT_FALSE(fs::exists(run / "nets" / "best-0001.vznet"));  // the trainer did not promote
 
-  const pid_t gate = Start({"gate", "--run-dir", run.string(), "--once", "--no-status"},
-                           "gate.log");
+  const pid_t gate =
+      Start({"gate", "--run-dir", run.string(), "--once", "--no-status"}, "gate.log");
   EXPECT_TRUE(ExitedCleanly(WaitFor(gate, 150))) << ReadFile(dir_ / "gate.log");
   const auto verdict = [&](const char* name) {
     return nlohmann::json::parse(ReadFile(candidates / name), nullptr, false);
@@ -344,8 +348,8 @@ TEST_F(ClusterCliTest, GateJudgesTheNewestCandidate) {
   EXPECT_EQ(verdict("candidate-00000006.json").value("superseded_by", 0), 12);
   EXPECT_TRUE(fs::exists(run / "nets" / "best-0001.vznet"));
   // Nothing waits any more: a second pass plays nothing.
-  const pid_t again = Start({"gate", "--run-dir", run.string(), "--once", "--no-status"},
-                            "gate.log");
+  const pid_t again =
+      Start({"gate", "--run-dir", run.string(), "--once", "--no-status"}, "gate.log");
   EXPECT_TRUE(ExitedCleanly(WaitFor(again, 60)));
   EXPECT_NE(ReadFile(dir_ / "gate.log").find("gate: 0 candidates played"), std::string::npos)
       << ReadFile(dir_ / "gate.log");

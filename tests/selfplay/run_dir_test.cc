@@ -48,8 +48,7 @@ TEST_F(RunDirTest, WorkerChunkNames) {
   EXPECT_EQ(WorkerRecordChunkName("w1", 12), "chunk-w1-000012.vzr");
   EXPECT_EQ(WorkerRecordChunkName("node-07.a_b", 1234567), "chunk-node-07.a_b-1234567.vzr");
   for (const char* bad : {"", "1abc", "-x", "a/b", "a b", "ü"}) {
-    EXPECT_NE(ErrorOf([&] { WorkerRecordChunkName(bad, 0); }).find("worker id"),
-              std::string::npos)
+    EXPECT_NE(ErrorOf([&] { WorkerRecordChunkName(bad, 0); }).find("worker id"), std::string::npos)
         << bad;
   }
   EXPECT_NE(ErrorOf([] { CheckWorkerId(std::string(65, 'a')); }).find("64"), std::string::npos);
@@ -62,9 +61,9 @@ TEST_F(RunDirTest, WorkerChunkNames) {
   ASSERT_TRUE(parse("chunk-node-07-000003.vzr"));
   EXPECT_EQ(parse("chunk-node-07-000003.vzr")->worker, "node-07");
   EXPECT_EQ(parse("chunk-node-07-000003.vzr")->number, 3);
-  for (const char* other : {"chunk-w1-000003.vzr.tmp-77", "chunk-w1-.vzr", "chunk--000003.vzr",
-                            "chunk-1w-000003.vzr", "chunk-w1-00x003.vzr", "chunk-.vzr",
-                            "chunkw1-000003.vzr", "chunk-w1-000003.vz"}) {
+  for (const char* other :
+       {"chunk-w1-000003.vzr.tmp-77", "chunk-w1-.vzr", "chunk--000003.vzr", "chunk-1w-000003.vzr",
+        "chunk-w1-00x003.vzr", "chunk-.vzr", "chunkw1-000003.vzr", "chunk-w1-000003.vz"}) {
     EXPECT_FALSE(parse(other)) << other;
   }
 }
@@ -116,6 +115,7 @@ TEST_F(RunDirTest, ConfigIsAdoptedOnceAndOnlyStopMayChange) {
   EXPECT_NE(ErrorOf([&] { AdoptRunConfig(run, other); }).find(run), std::string::npos);
 
   EXPECT_EQ(OverrideSavedConfig(config, {"stop.train_steps=7"}, run).stop().train_steps(), 7u);
+  EXPECT_EQ(OverrideSavedConfig(config, {"selfplay.device=cpu"}, run).selfplay().device(), "cpu");
   const std::string refused =
       ErrorOf([&] { OverrideSavedConfig(config, {"selfplay.simulations=9"}, run); });
   EXPECT_NE(refused.find("selfplay.simulations"), std::string::npos) << refused;
