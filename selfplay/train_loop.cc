@@ -70,17 +70,6 @@ std::unique_ptr<Evaluator<G>> MakeSelfPlayEvaluator(const nets::NetFile& net,
   return nets::MakeNetEvaluator<G>(net, source, device, precision);
 }
 
-// The number of chunk-NNNNNN.vzr, or -1 when `path` is not named so.
-int64_t ChunkNumber(const std::string& path) {
-  const std::string name = fs::path(path).filename().string();
-  if (name.size() < 11 || name.rfind("chunk-", 0) != 0) return -1;
-  try {
-    return std::stoll(name.substr(6, name.size() - 10));
-  } catch (const std::exception&) {
-    return -1;
-  }
-}
-
 template <Game G>
 class TrainLoop {
  public:
@@ -284,7 +273,9 @@ class TrainLoop {
       if (recent.size() > window) recent.pop_front();
     };
     for (const std::string& path : ListRecordChunks((dir_ / "records").string())) {
-      next_chunk_ = std::max(next_chunk_, ChunkNumber(path) + 1);
+      // Only this process's numbered chunks (not the workers' chunk-<worker>-N) set the next one.
+      const auto id = ParseRecordChunkName(fs::path(path).filename().string());
+      if (id && id->worker.empty()) next_chunk_ = std::max(next_chunk_, id->number + 1);
       std::vector<proto::GameRecord> records;
       try {
         records = ReadRecordChunk(path);
