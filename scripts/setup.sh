@@ -17,7 +17,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev zlib1g-dev
-  gnuplot-nox hyperfine
+  gnuplot-nox hyperfine ccache
 )
 
 missing=()
