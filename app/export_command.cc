@@ -23,7 +23,8 @@ struct ExportOptions {
 void RunExportCommand(const ExportOptions& options) {
   std::vector<std::string> warnings;
   const nets::NetFile net = nets::ExportCheckpoint(options.checkpoint, 0, &warnings);
-  for (const std::string& warning : warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  for (const std::string& warning : warnings)
+    std::fprintf(stderr, "warning: %s\n", warning.c_str());
   nets::WriteNetFile(options.output, net);
   fmt::print("{}: {} net, {}, step {} -> {}\n", options.checkpoint, net.game,
              nets::DescribeArchitecture(net.architecture), net.provenance.training_steps,

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -15,7 +16,8 @@
 namespace vz::nets {
 namespace {
 
-static_assert(std::endian::native == std::endian::little, "checkpoints assume a little-endian host");
+static_assert(std::endian::native == std::endian::little,
+              "checkpoints assume a little-endian host");
 
 namespace fs = std::filesystem;
 
@@ -94,7 +96,8 @@ std::string UnframeCheckpoint(std::string_view bytes, std::string_view source, b
   }
   const std::string_view archive = bytes.substr(kHeaderBytes);
   if (Crc32(archive) != checksum) {
-    throw Error(fmt::format("checkpoint {}: corrupted: the archive's CRC-32 does not match", source));
+    throw Error(
+        fmt::format("checkpoint {}: corrupted: the archive's CRC-32 does not match", source));
   }
   return std::string(archive);
 }
@@ -163,8 +166,8 @@ CheckpointLoad ReadNewestCheckpoint(
   if (faults.size() == 2 && faults[0].ends_with(": missing") && faults[1].ends_with(": missing")) {
     throw Error(fmt::format("checkpoint {}: not found (nor {})", path, files[1]));
   }
-  throw Error(fmt::format("checkpoint {}: no usable checkpoint left: {}; {}", path, faults[0],
-                          faults[1]));
+  throw Error(
+      fmt::format("checkpoint {}: no usable checkpoint left: {}; {}", path, faults[0], faults[1]));
 }
 
 }  // namespace vz::nets

@@ -70,7 +70,8 @@ std::string SerializeNetFile(const NetFile& net);
 // tensor name given twice, or an invalid architecture.
 NetFile ParseNetFile(std::string_view bytes, std::string_view source);
 
-// Writes `net` to `path` atomically (vz::WriteFileAtomically). Throws vz::Error naming the path if it cannot be written.
+// Writes `net` to `path` atomically (vz::WriteFileAtomically). Throws vz::Error naming the path if
+// it cannot be written.
 void WriteNetFile(const std::string& path, const NetFile& net);
 
 // Reads and parses `path`. Throws vz::Error naming the path if it cannot be read, and the errors

@@ -371,40 +371,40 @@ void Trainer::SaveCheckpoint(const std::string& path) const {
 
 CheckpointLoad Trainer::LoadCheckpoint(const std::string& path) {
   Impl& s = *impl_;
-  const CheckpointLoad load = ReadNewestCheckpoint(path, [&](const std::string& bytes,
-                                                             const std::string& file) {
-    try {
-      torch::serialize::InputArchive archive;
-      archive.load_from(bytes.data(), bytes.size(), s.device);
-      torch::Tensor header;
-      archive.read("header", header);
-      if (TensorBytes(header) != HeaderBytes(s.header)) {
-        throw Error(
-            fmt::format("checkpoint {}: made for another game, encoding or architecture "
-                        "than this trainer's ({})",
-                        file, DescribeArchitecture(s.header.architecture)));
-      }
-      torch::serialize::InputArchive model, optimizer;
-      archive.read("model", model);
-      archive.read("optimizer", optimizer);
-      s.net->load(model);
-      s.optimizer->load(optimizer);
-      torch::Tensor step, random_state, rng;
-      archive.read("step", step);
-      archive.read("random_state", random_state);
-      archive.read("torch_cpu_rng", rng);
-      s.step = step.item<int64_t>();
-      s.random_state = uint64_t(random_state.item<int64_t>());
-      auto generator = at::detail::getDefaultCPUGenerator();
-      std::lock_guard<std::mutex> lock(generator.mutex());
-      generator.set_state(rng);
-    } catch (const c10::Error&) {
-      // LibTorch's message ("failed finding central directory", a backtrace) means nothing to a
-      // user; the file is what is wrong.
-      throw Error(fmt::format("checkpoint {}: corrupted: its LibTorch archive does not load",
-                              file));
-    }
-  });
+  const CheckpointLoad load =
+      ReadNewestCheckpoint(path, [&](const std::string& bytes, const std::string& file) {
+        try {
+          torch::serialize::InputArchive archive;
+          archive.load_from(bytes.data(), bytes.size(), s.device);
+          torch::Tensor header;
+          archive.read("header", header);
+          if (TensorBytes(header) != HeaderBytes(s.header)) {
+            throw Error(
+                fmt::format("checkpoint {}: made for another game, encoding or architecture "
+                            "than this trainer's ({})",
+                            file, DescribeArchitecture(s.header.architecture)));
+          }
+          torch::serialize::InputArchive model, optimizer;
+          archive.read("model", model);
+          archive.read("optimizer", optimizer);
+          s.net->load(model);
+          s.optimizer->load(optimizer);
+          torch::Tensor step, random_state, rng;
+          archive.read("step", step);
+          archive.read("random_state", random_state);
+          archive.read("torch_cpu_rng", rng);
+          s.step = step.item<int64_t>();
+          s.random_state = uint64_t(random_state.item<int64_t>());
+          auto generator = at::detail::getDefaultCPUGenerator();
+          std::lock_guard<std::mutex> lock(generator.mutex());
+          generator.set_state(rng);
+        } catch (const c10::Error&) {
+          // LibTorch's message ("failed finding central directory", a backtrace) means nothing to a
+          // user; the file is what is wrong.
+          throw Error(
+              fmt::format("checkpoint {}: corrupted: its LibTorch archive does not load", file));
+        }
+      });
   if (s.options.process_group != nullptr) {
     std::vector<double> steps = {double(s.step), -double(s.step)};
     s.options.process_group->AllReduce(steps, ReduceOp::kMax);
@@ -437,30 +437,30 @@ NetFile ExportCheckpoint(const std::string& path, uint64_t games,
   // Only the header, the weights and the step are read: the optimizer's state (SGD or AdamW)
   // does not matter for a net file.
   NetFile net;
-  const CheckpointLoad load = ReadNewestCheckpoint(path, [&](const std::string& bytes,
-                                                             const std::string& file) {
-    try {
-      torch::serialize::InputArchive archive;
-      archive.load_from(bytes.data(), bytes.size(), torch::kCPU);
-      torch::Tensor header_tensor, step;
-      if (!archive.try_read("header", header_tensor) || !archive.try_read("step", step)) {
-        throw Error(fmt::format("checkpoint {}: not a vzero checkpoint (no net header)", file));
-      }
-      net = ParseNetFile(TensorBytes(header_tensor), file);
-      PolicyValueNet model = MakeFreshNet(net.architecture, 0);
-      torch::serialize::InputArchive weights;
-      archive.read("model", weights);
-      model->load(weights);
-      net.tensors = ExportTensors(model);
-      net.provenance = {};
-      net.provenance.training_steps = uint64_t(step.item<int64_t>());
-      net.provenance.games = games;
-      net.provenance.created = UtcNow();
-    } catch (const c10::Error&) {
-      throw Error(fmt::format("checkpoint {}: corrupted: its LibTorch archive does not load",
-                              file));
-    }
-  });
+  const CheckpointLoad load =
+      ReadNewestCheckpoint(path, [&](const std::string& bytes, const std::string& file) {
+        try {
+          torch::serialize::InputArchive archive;
+          archive.load_from(bytes.data(), bytes.size(), torch::kCPU);
+          torch::Tensor header_tensor, step;
+          if (!archive.try_read("header", header_tensor) || !archive.try_read("step", step)) {
+            throw Error(fmt::format("checkpoint {}: not a vzero checkpoint (no net header)", file));
+          }
+          net = ParseNetFile(TensorBytes(header_tensor), file);
+          PolicyValueNet model = MakeFreshNet(net.architecture, 0);
+          torch::serialize::InputArchive weights;
+          archive.read("model", weights);
+          model->load(weights);
+          net.tensors = ExportTensors(model);
+          net.provenance = {};
+          net.provenance.training_steps = uint64_t(step.item<int64_t>());
+          net.provenance.games = games;
+          net.provenance.created = UtcNow();
+        } catch (const c10::Error&) {
+          throw Error(
+              fmt::format("checkpoint {}: corrupted: its LibTorch archive does not load", file));
+        }
+      });
   if (warnings != nullptr) *warnings = load.warnings;
   return net;
 }

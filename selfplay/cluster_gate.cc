@@ -123,9 +123,10 @@ class Gate {
                           {"promoted", promoted_step == step},
                           {"generation", best_generation},
                           {"recovered", true}});
-      log_.Info(fmt::format("candidate of step {}: best-{:04d} holds step {} already (promoted "
-                            "before a restart); not gated again",
-                            step, best_generation, promoted_step));
+      log_.Info(
+          fmt::format("candidate of step {}: best-{:04d} holds step {} already (promoted "
+                      "before a restart); not gated again",
+                      step, best_generation, promoted_step));
       return false;
     }
     const std::string best = best_generation > 0

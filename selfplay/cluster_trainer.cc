@@ -524,7 +524,7 @@ class TrainerRole {
   nets::DistributedEnv env_;
   nets::ProcessGroup* group_;
   RunLog& log_;
-  std::unique_ptr<RunLock> lock_;          // rank 0
+  std::unique_ptr<RunLock> lock_;         // rank 0
   std::unique_ptr<MetricsFile> metrics_;  // rank 0
   ReplayWindow<G> window_;
   std::unique_ptr<nets::Trainer> trainer_;

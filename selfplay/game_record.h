@@ -38,9 +38,9 @@ inline constexpr uint32_t kRecordChunkVersion = 1;
 std::string RecordChunkName(int64_t number);
 
 // Writes `records` (any number, 0 included) to `path` atomically (vz::WriteFileAtomically,
-// replacing an existing file). Throws vz::Error naming the path (and the system's reason) if the directory does not
-// exist, a write fails (full disk) or a record does not serialize; the temporary file is removed
-// then.
+// replacing an existing file). Throws vz::Error naming the path (and the system's reason) if the
+// directory does not exist, a write fails (full disk) or a record does not serialize; the temporary
+// file is removed then.
 void WriteRecordChunk(const std::string& path, const std::vector<proto::GameRecord>& records);
 
 // Reads every record of the chunk at `path`, in the order written. Throws vz::Error naming the

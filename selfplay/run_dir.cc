@@ -1,10 +1,10 @@
 #include "selfplay/run_dir.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <fmt/core.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -202,8 +202,8 @@ RunLock::RunLock(const std::string& dir, const std::string& name, const std::str
           "--run-dir",
           dir, other.empty() ? "another process" : other, path));
     }
-    throw Error(fmt::format("run directory {}: cannot lock {} ({})", dir, path,
-                            std::strerror(error)));
+    throw Error(
+        fmt::format("run directory {}: cannot lock {} ({})", dir, path, std::strerror(error)));
   }
   const std::string text = fmt::format("{} (pid {})\n", holder, ::getpid());
   if (::ftruncate(fd_, 0) == 0) {

@@ -715,8 +715,8 @@ TrainOutcome RunTraining(const TrainRequest& request) {
   // temporary files of saves cut by a kill are ours to delete.
   const RunLock lock(request.run_dir, "lock", "vzero train");
   const int removed = RemoveTemporaryFiles(
-      request.run_dir, {"records", "records/pending", "checkpoints", "nets", "nets/candidates",
-                        "plots"});
+      request.run_dir,
+      {"records", "records/pending", "checkpoints", "nets", "nets/candidates", "plots"});
   WriteFileAtomically((dir / "config.txtpb").string(), TrainConfigText(request.config));
   g_stop.store(false);
   RunLog log((dir / "train.log").string(), request.live);

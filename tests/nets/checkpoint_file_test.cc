@@ -78,8 +78,7 @@ TEST_F(CheckpointFileTest, FrameRoundTripsAndDetectsEveryFault) {
   EXPECT_NE(truncated.find("the-file"), std::string::npos) << truncated;
   EXPECT_NE(ErrorOf([&] { UnframeCheckpoint(framed + "x", "f", nullptr); }).find("unexpected"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([&] { UnframeCheckpoint("", "f", nullptr); }).find("empty"),
-            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { UnframeCheckpoint("", "f", nullptr); }).find("empty"), std::string::npos);
   EXPECT_NE(ErrorOf([&] { UnframeCheckpoint("VZCK", "f", nullptr); }).find("truncated"),
             std::string::npos);
   EXPECT_NE(ErrorOf([&] { UnframeCheckpoint(std::string(30, 'z'), "f", nullptr); }).find("magic"),

@@ -200,9 +200,9 @@ TEST(TorchEvaluatorNonFiniteTest, NanOrInfOutputIsAnErrorNamingTheNet) {
   ASSERT_NE(fresh.Find("input.conv.weight"), nullptr);
   EvalBatch<G> batch;
   FillBatch(batch, 4, 9);
-  for (const auto& [name, value, what] :
-       {std::tuple{"value_fc2.bias", INFINITY, "WDL"}, std::tuple{"policy.conv.weight", NAN, "policy"},
-        std::tuple{"input.conv.weight", NAN, ""}}) {
+  for (const auto& [name, value, what] : {std::tuple{"value_fc2.bias", INFINITY, "WDL"},
+                                          std::tuple{"policy.conv.weight", NAN, "policy"},
+                                          std::tuple{"input.conv.weight", NAN, ""}}) {
     TorchEvaluator<G> evaluator(Poisoned(fresh, name, value), "NAN.vznet", "cpu", "fp32", 0);
     std::string message;
     try {

@@ -227,8 +227,8 @@ TEST(TrainerTest, DamagedCheckpointsFallBackOrFailWithOneLine) {
   using G = cuarenta::CuarentaGame;
   const TrainingBatch a = FixedSet<G>(8, 3);
   const NetFile start = FreshNetForGame<G>("tiny", 8);
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("vz_trainer_damaged_" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("vz_trainer_damaged_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "trainer.ckpt").string();

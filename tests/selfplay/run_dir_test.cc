@@ -185,7 +185,8 @@ TEST_F(RunDirTest, GenerationsAndExclusiveFiles) {
 TEST_F(RunDirTest, ASecondHolderOfTheRunLockIsRefused) {
   {
     const RunLock first(dir_.string(), "lock", "vzero train");
-    const std::string error = ErrorOf([&] { RunLock second(dir_.string(), "lock", "vzero train"); });
+    const std::string error =
+        ErrorOf([&] { RunLock second(dir_.string(), "lock", "vzero train"); });
     EXPECT_NE(error.find("in use by vzero train (pid " + std::to_string(getpid()) + ")"),
               std::string::npos)
         << error;
