@@ -198,8 +198,8 @@ RunLock::RunLock(const std::string& dir, const std::string& name, const std::str
     fd_ = -1;
     if (error == EWOULDBLOCK) {
       throw Error(fmt::format(
-          "run directory {} is in use by {} (it holds {}); wait for it to stop, or use another "
-          "--run-dir",
+          "run directory {} is in use by {}, which holds {}; wait for it to stop, or use "
+          "another --run-dir",
           dir, other.empty() ? "another process" : other, path));
     }
     throw Error(

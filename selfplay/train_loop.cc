@@ -724,15 +724,10 @@ TrainOutcome RunTraining(const TrainRequest& request) {
     log.Info(fmt::format("removed {} temporary file(s) of saves cut short by a kill", removed));
   }
   TrainOutcome outcome;
-  try {
-    WithGame(request.config.variant(), [&]<Game G>() {
-      TrainLoop<G> loop(request, log);
-      outcome = loop.Run();
-    });
-  } catch (const Error& e) {
-    log.Info(std::string("error: ") + e.what());
-    throw;
-  }
+  WithGame(request.config.variant(), [&]<Game G>() {
+    TrainLoop<G> loop(request, log);
+    outcome = loop.Run();
+  });
   return outcome;
 }
 

@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "engine/core/atomic_file.h"
+#include "engine/encodings.h"
 #include "engine/games.h"
 #include "nets/net_runner.h"
 #if VZ_HAVE_TORCH
