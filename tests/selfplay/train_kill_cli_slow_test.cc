@@ -102,7 +102,7 @@ pid_t StartVzero(const std::vector<std::string>& arguments, const fs::path& log)
 
 // Waits up to `seconds` for `pid`; its wait status, or -1 on timeout.
 int WaitFor(pid_t pid, double seconds) {
-  const Clock::time_point deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
   while (Clock::now() < deadline) {
     int status = 0;
     if (waitpid(pid, &status, WNOHANG) == pid) return status;
@@ -239,7 +239,8 @@ TEST_F(TrainKillTest, SurvivesKillsAtRandomMomentsAndEndsNormally) {
       std::printf("      second `vzero train` on the run directory: %s",
                   refusal.empty() ? "(no output)\n" : refusal.c_str());
     }
-    std::this_thread::sleep_until(start + std::chrono::duration<double>(moment));
+    std::this_thread::sleep_until(
+        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(moment)));
     int status = 0;
     ASSERT_EQ(waitpid(pid_, &status, WNOHANG), 0) << "vzero train ended before its kill:\n"
                                                   << ReadFile(log);
