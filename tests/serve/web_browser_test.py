@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""The page of `vzero serve` in a real headless browser (Debian's chromium + chromedriver, driven
+by python3-selenium), for each game: the board loads with every playable cell, a legal move played
+by two clicks, vzero's reply, an illegal click refused with the engine's message, an analysis
+whose candidate moves appear. Screenshots of every board and of the analysis view go to --out
+(the build's web-screenshots/), and with --docs also to docs/web/ for docs/web.md.
+
+Run by CTest (label `browser`); exits 77 (skipped) with a message when chromium, chromedriver or
+selenium is missing. Only loopback traffic: the server binds 127.0.0.1 on a free port.
+
+Usage: web_browser_test.py --vzero build/vzero --out build/web-screenshots [--docs docs/web]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+
+SKIP = 77
+GAMES = {
+    # variant: playable cells
+    "chaco-rex": 85,
+    "chad": 144,
+    "cuarenta": 40,
+    "portuguese-draughts": 32,
+}
+
+
+def find_browser():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def api(base, path, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read())
+
+
+def start_server(vzero):
+    process = subprocess.Popen([vzero, "serve", "--host", "127.0.0.1", "--port", "0",
+                                "--simulations", "8", "--rate", "1000"],
+                               stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        line = process.stderr.readline()
+        if not line:
+            break
+        if "http://" in line:
+            url = line.split("http://", 1)[1].split("/", 1)[0]
+            return process, "http://" + url
+    process.kill()
+    raise RuntimeError("vzero serve did not announce its address")
+
+
+class Page:
+    def __init__(self, driver, base, out_dirs):
+        self.driver = driver
+        self.base = base
+        self.out_dirs = out_dirs
+
+    def wait(self, condition, what, timeout=60):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            try:
+                value = condition()
+                if value:
+                    return value
+            except Exception:  # the page is still changing
+                pass
+            time.sleep(0.1)
+        raise AssertionError("timed out waiting for " + what + "; message: " + self.message())
+
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def message(self):
+        try:
+            return self.js("return document.getElementById('message').textContent")
+        except Exception:
+            return "?"
+
+    def click_cell(self, name):
+        from selenium.webdriver.common.by import By
+        self.driver.find_element(By.CSS_SELECTOR, '#board [data-cell="%s"]' % name).click()
+
+    def shot(self, name, element_id=None):
+        from selenium.webdriver.common.by import By
+        for directory in self.out_dirs:
+            path = os.path.join(directory, name)
+            if element_id:
+                self.driver.find_element(By.ID, element_id).screenshot(path)
+            else:
+                self.driver.save_screenshot(path)
+
+
+def exercise_game(page, variant, cells):
+    base = page.base
+    start = time.time()
+    page.driver.get(base + "/?variant=%s&engine=black&simulations=8" % variant)
+    page.wait(lambda: page.js("return document.body.getAttribute('data-ready')") == "1",
+              "the page of " + variant)
+    drawn = page.js("return document.querySelectorAll('#board [data-cell]').length")
+    assert drawn == cells, "%s: %d playable cells drawn, expected %d" % (variant, drawn, cells)
+    page.shot("board-%s-start.png" % variant, "board-column")
+
+    # A legal move by two clicks (the first legal move without a promotion choice).
+    position = api(base, "/api/position", {"variant": variant})
+    move = next(m for m in position["legalMoves"]
+                if m["from"] != m["to"] and not m["promotion"] and
+                sum(1 for n in position["legalMoves"]
+                    if n["from"] == m["from"] and n["to"] == m["to"]) == 1)
+    page.click_cell(move["from"])
+    page.wait(lambda: page.js("return document.querySelectorAll('#board .target').length") > 0,
+              "the targets of " + move["from"])
+    page.click_cell(move["to"])
+    # vzero answers (8 rollout simulations): two moves in the list, White to move again.
+    page.wait(lambda: page.js("return document.querySelectorAll('#move-list li').length") == 2,
+              "vzero's reply in " + variant)
+    page.wait(lambda: page.js(
+        "return document.getElementById('status-line').getAttribute('data-side')") == "white",
+              "White to move after the reply")
+    first = page.js("return document.querySelector('#move-list li').textContent")
+    assert move["display"] in first, "%s: move list shows %r, expected %s" % (variant, first,
+                                                                              move["display"])
+    page.shot("board-%s.png" % variant, "board-column")
+
+    # An illegal click: one of White's movable pieces, then a cell it cannot reach.
+    moves = page.js("return document.getElementById('board').getAttribute('data-ply')")
+    assert moves == "2"
+    fen = page.js("return document.getElementById('board').getAttribute('data-fen')")
+    now = api(base, "/api/position", {"variant": variant, "fen": fen})
+    legal = now["legalMoves"]
+    piece = legal[0]["from"]
+    reachable = {m["to"] for m in legal if m["from"] == piece}
+    movable = {m["from"] for m in legal}
+    all_cells = page.js(
+        "return Array.from(document.querySelectorAll('#board [data-cell]')).map(e => e.dataset.cell)")
+    bad = next(c for c in all_cells if c not in reachable and c not in movable)
+    page.click_cell(piece)
+    page.click_cell(bad)
+    page.wait(lambda: page.js(
+        "return document.getElementById('message').className.includes('error')"),
+              "the refusal of %s to %s" % (piece, bad))
+    text = page.message()
+    assert piece in text and bad in text, "%s: refusal %r does not name the move" % (variant, text)
+    assert page.js("return document.querySelectorAll('#move-list li').length") == 2, \
+        "an illegal move was played"
+
+    # Analysis: candidate moves appear, with arrows on the board.
+    page.driver.find_element("id", "tab-analyse").click()
+    page.wait(lambda: page.js("return document.querySelectorAll('#candidates tr.candidate').length") > 0,
+              "candidate moves of " + variant)
+    page.wait(lambda: page.js("return document.querySelectorAll('#board .arrows > *').length") > 0,
+              "analysis arrows of " + variant)
+    page.wait(lambda: int(page.js(
+        "return document.querySelector('#candidates tr.candidate td:nth-child(2)').textContent")) >= 20,
+              "a few visits")
+    page.shot("analysis-%s.png" % variant)
+    page.driver.find_element("id", "analyse-toggle").click()
+    page.driver.find_element("id", "tab-play").click()
+    print("%s: ok (%.1f s)" % (variant, time.time() - start), flush=True)
+
+
+def exercise_flip_and_address(page):
+    # A position opened from the address, drawn turned half a turn.
+    fen = "W:W10,K30:B14,21"
+    page.driver.get(page.base + "/?variant=portuguese-draughts&engine=none&flip=1&fen=" +
+                    urllib.request.quote(fen))
+    page.wait(lambda: page.js("return document.body.getAttribute('data-ready')") == "1", "page")
+    shown = page.js("return document.getElementById('board').getAttribute('data-fen')")
+    assert shown.startswith("W:W10,K30:B14,21") or "K30" in shown, shown
+    assert page.js("return document.getElementById('board').getAttribute('data-flipped')") == "1"
+    # Square 1 lies in White's lower right corner: flipped, it is drawn at the top left.
+    corner = page.js("""const b = document.querySelector('#board [data-cell="1"]').getBBox();
+                        const c = document.querySelector('#board [data-cell="32"]').getBBox();
+                        return [b.x < c.x, b.y < c.y];""")
+    assert corner == [True, True], corner
+    page.shot("board-portuguese-draughts-flipped.png", "board-column")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vzero", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--docs", help="also write the screenshots here (docs/web)")
+    args = parser.parse_args()
+
+    browser = find_browser()
+    driver_path = shutil.which("chromedriver")
+    try:
+        from selenium import webdriver
+    except ImportError:
+        webdriver = None
+    if not browser or not driver_path or webdriver is None:
+        print("SKIPPED: the browser test needs chromium, chromium-driver and python3-selenium "
+              "(scripts/setup.sh installs them)")
+        return SKIP
+
+    out_dirs = [args.out] + ([args.docs] if args.docs else [])
+    for directory in out_dirs:
+        os.makedirs(directory, exist_ok=True)
+    server, base = start_server(args.vzero)
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=1360,940", "--force-device-scale-factor=1",
+                 "--no-proxy-server", "--disable-extensions", "--disable-background-networking"):
+        options.add_argument(flag)
+    from selenium.webdriver.chrome.service import Service
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        page = Page(driver, base, out_dirs)
+        for variant, cells in GAMES.items():
+            exercise_game(page, variant, cells)
+        exercise_flip_and_address(page)
+        errors = [entry for entry in driver.get_log("browser")
+                  if entry.get("level") == "SEVERE" and "favicon" not in entry.get("message", "")
+                  and "status of 4" not in entry.get("message", "")]
+        assert not errors, "browser console errors: %s" % errors
+    finally:
+        driver.quit()
+        server.terminate()
+        server.wait(timeout=30)
+    print("screenshots in " + ", ".join(out_dirs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
