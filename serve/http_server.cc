@@ -91,6 +91,7 @@ struct HttpServer::Impl {
   RateLimiter limiter;
   std::thread thread;
   std::atomic<bool> stopping{false};
+  std::atomic<bool> listening{false};
 
   Impl(const HttpServerConfig& c, WebApi& a)
       : config(c), api(a), limiter(c.rate_per_second, c.rate_burst) {}
@@ -249,7 +250,16 @@ int HttpServer::Start() {
   } else if (!impl_->server.bind_to_port(impl_->config.host, port)) {
     throw Error("vzero serve: cannot bind " + where + " (in use, or not an address of this host)");
   }
-  impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
+  impl_->listening = true;
+  impl_->thread = std::thread([this] {
+    impl_->server.listen_after_bind();
+    impl_->listening = false;
+  });
+  // httplib's stop() does nothing before the listen loop has begun (and the loop would then block
+  // in accept for ever): return only once it runs.
+  while (impl_->listening && !impl_->server.is_running()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return port;
 }
 

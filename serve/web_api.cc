@@ -216,7 +216,9 @@ std::vector<std::string> PlotNames(const fs::path& run) {
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(run / "plots", error)) {
     const std::string name = entry.path().filename().string();
-    if (SafeName(name) && entry.path().extension() == ".svg" && entry.is_regular_file(error)) {
+    // A symbolic link could lead anywhere: only plain files are plots.
+    if (SafeName(name) && entry.path().extension() == ".svg" && !entry.is_symlink(error) &&
+        entry.is_regular_file(error)) {
       names.push_back(name);
     }
   }
@@ -529,8 +531,9 @@ std::string WebApi::RunDirectory(const std::string& name) const {
   std::error_code error;
   const fs::path path = fs::path(config_.runs_dir) / name;
   const fs::path real = fs::canonical(path, error);
-  // A symbolic link out of the runs directory is not one of its runs.
-  if (error || !fs::is_directory(real, error) || real.parent_path() != fs::path(config_.runs_dir)) {
+  // Only the plain directories that Runs() lists; a symbolic link is never followed.
+  if (error || fs::is_symlink(path, error) || !fs::is_directory(real, error) ||
+      real.parent_path() != fs::path(config_.runs_dir)) {
     throw RequestError(404, "", "no run named '" + name + "'");
   }
   return real.string();
@@ -543,7 +546,7 @@ json WebApi::Runs() const {
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(config_.runs_dir, error)) {
     const std::string name = entry.path().filename().string();
-    if (!SafeName(name) || !entry.is_directory(error)) continue;
+    if (!SafeName(name) || entry.is_symlink(error) || !entry.is_directory(error)) continue;
     const fs::path metrics = entry.path() / "metrics.jsonl";
     const bool has_metrics = fs::exists(metrics, error);
     const bool has_config = fs::exists(entry.path() / "config.txtpb", error);

@@ -201,10 +201,10 @@ function onCellClick(name) {
   const from = state.selected;
   if (from) {
     const candidates = legal.filter((m) => m.from === from && m.to === name);
-    if (candidates.length === 1) {
+    if (candidates.length === 1 && name !== from) {
       playMove(candidates[0].move);
-    } else if (candidates.length > 1) {
-      chooseMove(candidates);
+    } else if (candidates.length > 0) {
+      chooseMove(candidates);  // several moves, or a promotion in place (confirmed, not a misclick)
     } else if (name === from) {
       state.selected = null;
       render();

@@ -63,7 +63,7 @@ function drawPiece(parent, variant, letter, x, y, size) {
   const g = svgEl('g', {class: `piece piece-${info.color} piece-${info.kind}`,
                         'data-piece': (white ? 'w' : 'b') + letter.toUpperCase()}, parent);
   svgEl('title', {}, g).textContent = `${white ? 'White' : 'Black'} ${info.name}`;
-  const r = size * (info.kind === 'pawn' ? 0.3 : 0.4);
+  const r = size * (info.kind === 'pawn' ? 0.3 : info.kind === 'piece' || info.kind === 'king' ? 0.4 : 0.36);
   const fill = white ? '#fbf7ee' : '#2b2623';
   const ink = white ? '#2b2623' : '#fbf7ee';
   svgEl('circle', {cx: x + size * 0.03, cy: y + size * 0.05, r, fill: 'rgba(0,0,0,0.28)'}, g);

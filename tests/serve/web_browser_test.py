@@ -188,6 +188,39 @@ def exercise_flip_and_address(page):
     page.shot("board-portuguese-draughts-flipped.png", "board-column")
 
 
+def exercise_promotion(page):
+    # Cuarenta's optional promotion: d7 to d9 offers five pieces and "no promotion"; d7 itself
+    # offers the promotion in place.
+    fen = "4/4k/1P2/5/4/5/4/2K2/4 w - 0 1"
+    page.driver.get(page.base + "/?variant=cuarenta&engine=none&fen=" + urllib.request.quote(fen))
+    page.wait(lambda: page.js("return document.body.getAttribute('data-ready')") == "1", "page")
+    page.click_cell("d7")
+    page.click_cell("d9")
+    choices = page.wait(lambda: page.js(
+        "return document.getElementById('choice-dialog').hidden ? null : "
+        "Array.from(document.querySelectorAll('#choice-options [data-move]')).map(b => b.dataset.move)"),
+        "the promotion choices")
+    assert sorted(choices) == sorted(["d7d9", "d7d9c", "d7d9f", "d7d9g", "d7d9v", "d7d9b"]), choices
+    page.shot("promotion-cuarenta.png")
+    from selenium.webdriver.common.by import By
+    page.driver.find_element(By.CSS_SELECTOR, '#choice-options [data-move="d7d9f"]').click()
+    page.wait(lambda: page.js("return document.querySelector('#move-list li') && "
+                              "document.querySelector('#move-list li').textContent") == "1. d7-d9=F",
+              "the promotion to a frog in the move list")
+    page.driver.find_element(By.ID, "nav-first").click()
+    page.wait(lambda: page.js("return document.getElementById('board').getAttribute('data-ply')") == "0",
+              "back to the start")
+    page.click_cell("d7")
+    page.click_cell("d7")
+    choices = page.wait(lambda: page.js(
+        "return document.getElementById('choice-dialog').hidden ? null : "
+        "Array.from(document.querySelectorAll('#choice-options [data-move]')).map(b => b.dataset.move)"),
+        "the promotion in place")
+    assert choices == ["d7d7c"], choices
+    page.driver.find_element(By.ID, "choice-cancel").click()
+    assert page.js("return document.querySelectorAll('#move-list li').length") == 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vzero", required=True)
@@ -223,6 +256,7 @@ def main():
         for variant, cells in GAMES.items():
             exercise_game(page, variant, cells)
         exercise_flip_and_address(page)
+        exercise_promotion(page)
         errors = [entry for entry in driver.get_log("browser")
                   if entry.get("level") == "SEVERE" and "favicon" not in entry.get("message", "")
                   and "status of 4" not in entry.get("message", "")]
