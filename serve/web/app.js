@@ -595,6 +595,9 @@ function lineChart(title, series) {
     if (!s.points.length) return;
     svgEl('polyline', {points: s.points.map(([x, y]) => `${X(x).toFixed(1)},${Y(y).toFixed(1)}`).join(' '),
                        class: `chart-line series-${i}`}, svg);
+    for (const [x, y] of s.points.length <= 40 ? s.points : []) {
+      svgEl('circle', {cx: X(x), cy: Y(y), r: 2.5, class: `series-${i}`}, svg);
+    }
     const legend = svgEl('text', {x: W - 8, y: 14 + 12 * i, class: `chart-legend series-${i}`,
                                   'text-anchor': 'end'}, svg);
     legend.textContent = s.name;
