@@ -636,6 +636,7 @@ async function showRun(name) {
 
 function setMode(mode) {
   state.mode = mode;
+  showMessage('');
   for (const tab of document.querySelectorAll('.tab')) tab.classList.toggle('active', tab.dataset.mode === mode);
   $('game-view').hidden = mode === 'runs';
   $('runs-view').hidden = mode !== 'runs';
