@@ -23,13 +23,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <exception>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -366,6 +366,10 @@ class GameSession final : public Session {
       if (!interrupted && search_->simulations() < chunk) break;
     }
     round_estimate_micros_ = manager.LongestRecentRoundMicros();
+    if (search_->tree_full()) {
+      out.InfoString(fmt::format("the tree is full ({} nodes, Hash {} MiB): search stopped",
+                                 search_->num_nodes(), options.hash_mib));
+    }
     WaitForStop(wait_for_stop, stop);
     const SearchResult result = PrintInfo(options, done, start, out);
     Move move = result.best_move;
