@@ -661,6 +661,24 @@ function wire() {
     const cell = event.target.closest('[data-cell]');
     if (cell) onCellClick(cell.getAttribute('data-cell'));
   });
+  // Dragging a piece from one cell to another is the same as clicking both (a press and release
+  // on one cell is an ordinary click).
+  let pressed = null;
+  $('board').addEventListener('pointerdown', (event) => {
+    const cell = event.target.closest('[data-cell]');
+    pressed = cell ? cell.getAttribute('data-cell') : null;
+  });
+  $('board').addEventListener('pointerup', (event) => {
+    const under = document.elementFromPoint(event.clientX, event.clientY);
+    const cell = under && under.closest('[data-cell]');
+    const released = cell ? cell.getAttribute('data-cell') : null;
+    const from = pressed;
+    pressed = null;
+    if (!from || !released || released === from || !state.position) return;
+    if (!state.position.legalMoves.some((m) => m.from === from)) return;
+    state.selected = from;
+    onCellClick(released);
+  });
   $('variant').addEventListener('change', () => newGame($('variant').value).catch((e) => showMessage(e.message, 'error')));
   for (const tab of document.querySelectorAll('.tab')) tab.addEventListener('click', () => setMode(tab.dataset.mode));
   $('new-game').addEventListener('click', () => newGame(state.variant, state.startFen));

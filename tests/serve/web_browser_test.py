@@ -202,6 +202,18 @@ def exercise_promotion(page):
     fen = "4/4k/1P2/5/4/5/4/2K2/4 w - 0 1"
     page.driver.get(page.base + "/?variant=cuarenta&engine=none&fen=" + urllib.request.quote(fen))
     page.wait(lambda: page.js("return document.body.getAttribute('data-ready')") == "1", "page")
+    # A move by dragging: the king from e2 to e4.
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    source = page.driver.find_element(By.CSS_SELECTOR, '#board [data-cell="e2"]')
+    target = page.driver.find_element(By.CSS_SELECTOR, '#board [data-cell="e4"]')
+    ActionChains(page.driver).drag_and_drop(source, target).perform()
+    page.wait(lambda: page.js("return document.querySelector('#move-list li') && "
+                              "document.querySelector('#move-list li').textContent") == "1. Ke2-e4",
+              "the king dragged to e4")
+    page.driver.find_element(By.ID, "nav-first").click()
+    page.wait(lambda: page.js("return document.getElementById('board').getAttribute('data-ply')") == "0",
+              "back to the start")
     page.click_cell("d7")
     page.click_cell("d9")
     choices = page.wait(lambda: page.js(
@@ -210,7 +222,6 @@ def exercise_promotion(page):
         "the promotion choices")
     assert sorted(choices) == sorted(["d7d9", "d7d9c", "d7d9f", "d7d9g", "d7d9v", "d7d9b"]), choices
     page.shot("promotion-cuarenta.png")
-    from selenium.webdriver.common.by import By
     page.driver.find_element(By.CSS_SELECTOR, '#choice-options [data-move="d7d9f"]').click()
     page.wait(lambda: page.js("return document.querySelector('#move-list li') && "
                               "document.querySelector('#move-list li').textContent") == "1. d7-d9=F",
