@@ -693,6 +693,12 @@ function wire() {
     goToPly(Math.max(0, ply));
   });
   $('engine-move').addEventListener('click', () => engineMove());
+  $('engine-color').addEventListener('change', () => {
+    // Playing Black against vzero: Black's side at the bottom.
+    state.flipped = $('engine-color').value === 'white';
+    render();
+    afterPositionChange();
+  });
   $('copy-link').addEventListener('click', () => {
     const link = location.href;
     if (navigator.clipboard) navigator.clipboard.writeText(link).catch(() => {});
