@@ -93,6 +93,12 @@ class Writer {
   }
 
  private:
+  // Saves `svg` as figure-<name>.svg too (for documents that embed one plot) and returns it.
+  std::string Figure(const std::string& name, const std::string& svg) {
+    Save("figure-" + name + ".svg", svg);
+    return svg;
+  }
+
   void Save(const std::string& name, const std::string& text) {
     nets::WriteFileAtomically(dir_ + "/" + name, text);
     files_.push_back(name);
@@ -208,15 +214,15 @@ class Writer {
     options.log2_x = true;
     options.reference_y = 0.5;
     options.width = 420;
-    html += LinePlot({score}, options);
+    html += Figure("white-score", LinePlot({score}, options));
     options = PlotOptions();
     options.title = "Results";
     options.y_label = "share of games";
     options.y_max = 1;
     options.width = 380;
-    html += BarPlot(categories, wdl, options, true);
+    html += Figure("results", BarPlot(categories, wdl, options, true));
     options.title = "How the games ended";
-    html += BarPlot(categories, endings, options, true);
+    html += Figure("endings", BarPlot(categories, endings, options, true));
     html += "</div>\n</section>\n";
     return html;
   }
@@ -301,7 +307,7 @@ class Writer {
         options.title = "Piece values relative to the " + fit.reference + " (95% interval)";
         options.y_label = "value";
         options.width = 480;
-        html += BarPlot(kinds, {fitted, baseline}, options);
+        html += Figure("piece-values", BarPlot(kinds, {fitted, baseline}, options));
       }
     }
     json_["piece_values"] = fits;
@@ -312,7 +318,7 @@ class Writer {
   std::string Openings() {
     const OpeningTables& o = r_.openings;
     std::string html = "<section id=\"openings\"><h2>Openings</h2>\n<div class=\"figures\">" +
-                       r_.start_diagram + "<div>";
+                       Figure("start-position", r_.start_diagram) + "<div>";
     html += fmt::format(
         "<p>The net's value of the start position: {} (White's view); a dedicated search of {} "
         "simulations: {}.</p>\n",
@@ -433,7 +439,7 @@ class Writer {
     options.y_label = "bits";
     options.y_min = 0;
     options.width = 420;
-    html += LinePlot(entropy_series, options);
+    html += Figure("opening-entropy", LinePlot(entropy_series, options));
     Save("opening_entropy.csv", entropy_csv);
     json_["openings"] = {{"depth", o.depth},
                          {"games", o.games},
@@ -500,12 +506,12 @@ class Writer {
     options.x_label = "plies";
     options.y_label = "share of games";
     options.width = 560;
-    html += BarPlot(categories, histogram, options);
+    html += Figure("game-length", BarPlot(categories, histogram, options));
     options = PlotOptions();
     options.title = "Pieces captured per game";
     options.y_label = "per game";
     options.width = 480;
-    html += BarPlot(r_.kind_names, captured_series, options);
+    html += Figure("captures", BarPlot(r_.kind_names, captured_series, options));
     // Material over the game.
     const MaterialCurve& m = r_.material;
     std::vector<PlotSeries> material = {{"White", {}, {}, {}, {}}, {"Black", {}, {}, {}, {}}};
@@ -534,11 +540,11 @@ class Writer {
     options.y_label = "centipawns";
     options.markers = false;
     options.width = 480;
-    html += LinePlot(material, options);
+    html += Figure("material", LinePlot(material, options));
     options.title = "Mean number of pieces of each kind (both colours)";
     options.y_label = "pieces";
     options.y_min = 0;
-    html += LinePlot(counts, options);
+    html += Figure("piece-counts", LinePlot(counts, options));
     html +=
         "</div>\n<p class=\"note\">Material curves average the fresh self-play games still "
         "running at each ply (plies with fewer than 5 such games are left out of the "

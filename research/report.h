@@ -19,6 +19,7 @@
 //   material.csv         ply,games_running,white_material,black_material,<count per kind>...
 //   games.csv            label,budget,index,result,ending,plies,termination
 //   games-<label>.pgn    the records of each group (".pdn" for draughts)
+//   figure-<name>.svg    the main plots and the start position on their own, for other documents
 // Scores are White's (win 1, draw 1/2); values are W - L in [-1, 1] from White's view.
 
 #include <string>

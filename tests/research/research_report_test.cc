@@ -12,6 +12,7 @@
 #include "engine/chaco_rex/encoding.h"
 #include "engine/chaco_rex/game.h"
 #include "nets/fresh_net.h"
+#include "nets/net_runner.h"
 #include "research/research.h"
 #include "selfplay/record.h"
 #include "tests/test_util.h"
@@ -25,6 +26,7 @@ using nlohmann::json;
 class ResearchReportTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
+    nets::SetCpuThreads(1);  // as vzero does: small batches, no busy-waiting thread pool
     dir_ = new fs::path(fs::temp_directory_path() /
                         ("vzero-research-test-" + std::to_string(getpid())));
     fs::create_directories(*dir_);
@@ -94,6 +96,8 @@ TEST_F(ResearchReportTest, EverySectionAndFileIsThere) {
   EXPECT_EQ(report["examples"].size(), 3u);
   EXPECT_EQ(report["openings"]["first_moves"].size(), 8u);
   EXPECT_EQ(report["openings"]["first_moves"][0]["games"], 2);
+  // The tiny net's searches are deterministic: only the sampled first plies make games differ.
+  EXPECT_GT(report["openings"]["entropy"].back()["bits"][0].get<double>(), 0.0);
 }
 
 TEST_F(ResearchReportTest, CountsAndScoresMatchTheRecords) {
