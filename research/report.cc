@@ -237,7 +237,9 @@ class Writer {
         "change in the log-odds of White's score per piece; values are the coefficients "
         "divided by the reference (weakest) piece's, with delta-method 95% intervals, beside "
         "the alpha-beta baseline's values (engine/alphabeta/evaluation.h) on the same "
-        "scale.</p>\n";
+        "scale. Games adjudicated by material were decided with the baseline's values, which "
+        "pulls a fit that includes them towards those values; the fit over the games that were "
+        "not adjudicated is free of that.</p>\n";
     std::string csv =
         "data,kind,estimated,coefficient,standard_error,relative,relative_low,relative_high,"
         "baseline,baseline_relative,positions,games\n";

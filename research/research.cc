@@ -334,6 +334,17 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
   everything = fresh_all;
   everything.insert(everything.end(), record_games.begin(), record_games.end());
   report.piece_values.push_back(PieceValuesOf<G>(everything, "all games"));
+  // An adjudication by material decides with the baseline's values; the games the rules ended
+  // are free of that.
+  std::vector<const StudyGame*> by_rules;
+  for (const StudyGame* game : everything) {
+    if (game->ending != "adjudication") by_rules.push_back(game);
+  }
+  if (!by_rules.empty() && by_rules.size() < everything.size() &&
+      r.adjudication == Adjudication::kMaterial) {
+    report.piece_values.push_back(
+        PieceValuesOf<G>(by_rules, "games not adjudicated (ended by the rules or resignation)"));
+  }
   if (!record_games.empty()) {
     report.piece_values.push_back(PieceValuesOf<G>(fresh_all, "fresh self-play games only"));
     report.piece_values.push_back(PieceValuesOf<G>(record_games, "run records only"));

@@ -86,7 +86,11 @@ PieceValueFit FitPieceValues(const MaterialData& data, const std::vector<std::st
   try {
     logistic = FitLogistic(x, features, data.scores, data.game_ids);
   } catch (const Error& e) {
-    fit.error = e.what();
+    std::string features = "features: 0 intercept";
+    for (size_t c = 0; c < columns.size(); ++c) {
+      features += ", " + std::to_string(c + 1) + " " + names[size_t(columns[c])];
+    }
+    fit.error = std::string(e.what()) + " (" + features + "; too few captures?)";
     return fit;
   }
   fit.converged = logistic.converged;

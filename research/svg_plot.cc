@@ -14,7 +14,7 @@ namespace {
 constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 constexpr int kPaletteSize = 10;
-constexpr double kLeft = 62, kRight = 16, kTop = 30, kBottom = 46;
+constexpr double kLeft = 62, kRight = 16, kTop = 44, kBottom = 46;
 
 std::string Colour(size_t index) { return kPalette[index % kPaletteSize]; }
 
@@ -101,7 +101,7 @@ std::string Axes(const Frame& frame, const std::vector<PlotSeries>& series) {
     svg += fmt::format(
         "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"10\" height=\"10\" fill=\"{}\"/>"
         "<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
-        legend_x, top + 2, Colour(s), legend_x + 13, top + 11, EscapeXml(series[s].name));
+        legend_x, top - 18, Colour(s), legend_x + 13, top - 9, EscapeXml(series[s].name));
     legend_x += 24 + 6.5 * double(series[s].name.size());
   }
   return svg;
