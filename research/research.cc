@@ -133,8 +133,8 @@ std::vector<StudyGame> RunRecords(const std::string& run_dir, int limit, const s
   return games;
 }
 
-// Up to `count` games of `games` to show: a White win, a Black win and a draw first, then the
-// longest other decisive games.
+// Up to `count` games of `games` to show: a White win, a Black win and a draw first (each ended
+// by the rules when there is one), then the longest other decisive games.
 std::vector<const StudyGame*> PickExamples(const std::vector<const StudyGame*>& games, int count) {
   std::vector<const StudyGame*> picked;
   auto take = [&](const StudyGame* game) {
@@ -144,12 +144,16 @@ std::vector<const StudyGame*> PickExamples(const std::vector<const StudyGame*>& 
     }
   };
   for (Status status : {Status::kWhiteWins, Status::kBlackWins, Status::kDraw}) {
+    const StudyGame* choice = nullptr;
     for (const StudyGame* game : games) {
-      if (game->status == status) {
-        take(game);
+      if (game->status != status) continue;
+      if (choice == nullptr) choice = game;
+      if (game->ending != "adjudication") {
+        choice = game;
         break;
       }
     }
+    if (choice != nullptr) take(choice);
   }
   std::vector<const StudyGame*> decisive;
   for (const StudyGame* game : games) {
