@@ -28,6 +28,7 @@ void AddExportCommand(CLI::App& app);
 void AddSelfPlayCommand(CLI::App& app);
 void AddTrainerCommand(CLI::App& app);
 void AddGateCommand(CLI::App& app);
+void AddResearchCommand(CLI::App& app);
 #endif
 
 }  // namespace vz::app

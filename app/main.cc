@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   vz::app::AddSelfPlayCommand(app);
   vz::app::AddTrainerCommand(app);
   vz::app::AddGateCommand(app);
+  vz::app::AddResearchCommand(app);
 #endif
   // CLI11 would only say "A subcommand is required" for a mistyped command.
   std::string known;

@@ -125,14 +125,26 @@ GameState<G> RandomOpening(int plies, uint64_t seed, int pair) {
   }
 }
 
+// The player of `spec` for one game slot of a match, with the match's move sampling.
 template <Game G>
-MatchSummary RunMatchFor(const MatchConfig& config) {
+std::unique_ptr<Player<G>> MakeMatchPlayer(const PlayerSpec& spec,
+                                           std::shared_ptr<Evaluator<G>> evaluator,
+                                           const MatchConfig& config) {
+  std::unique_ptr<Player<G>> player = MakePlayer<G>(spec, std::move(evaluator));
+  if (SearchPlayer<G>* search = player->AsSearchPlayer()) {
+    search->SetSampling(config.sample_plies, config.temperature);
+  }
+  return player;
+}
+
+template <Game G>
+MatchSummary RunMatchFor(const MatchConfig& config, const MatchGameCallback& on_game) {
   const PlayerSpec spec1 = PlayerSpec::Parse(config.player1);
   const PlayerSpec spec2 = PlayerSpec::Parse(config.player2);
-  // One evaluator per player, shared by all its games (a net is loaded once); building the
-  // players rejects bad specs before any game starts.
-  std::shared_ptr<Evaluator<G>> evaluators[2] = {MakePlayerEvaluator<G>(spec1),
-                                                 MakePlayerEvaluator<G>(spec2)};
+  // One evaluator per player, shared by all its games (a net is loaded once), and by both players
+  // when they are the same; building the players rejects bad specs before any game starts.
+  std::shared_ptr<Evaluator<G>> evaluators[2] = {MakePlayerEvaluator<G>(spec1), nullptr};
+  evaluators[1] = spec2.text == spec1.text ? evaluators[0] : MakePlayerEvaluator<G>(spec2);
   MakePlayer<G>(spec1, evaluators[0]);
   MakePlayer<G>(spec2, evaluators[1]);
   const int num_pairs = std::max(1, (config.games + 1) / 2);
@@ -193,6 +205,7 @@ MatchSummary RunMatchFor(const MatchConfig& config) {
         ++summary.losses;
       }
       summary.adjudicated += game.adjudicated;
+      if (on_game) on_game(game);
       if (records_file.is_open()) {
         records_file << game.record;
         csv_file << fmt::format("{},{},{},{},{},{},{},{},\"{}\"\n", game.index + 1, pair + 1,
@@ -225,8 +238,8 @@ MatchSummary RunMatchFor(const MatchConfig& config) {
     LockstepSide<G> sides[2];
     for (int side = 0; side < 2; ++side) {
       const PlayerSpec& spec = side == 0 ? spec1 : spec2;
-      sides[side].make = [&spec, evaluator = evaluators[side]] {
-        return MakePlayer<G>(spec, evaluator);
+      sides[side].make = [&spec, &config, evaluator = evaluators[side]] {
+        return MakeMatchPlayer<G>(spec, evaluator, config);
       };
       sides[side].evaluator = evaluators[side].get();
     }
@@ -241,8 +254,8 @@ MatchSummary RunMatchFor(const MatchConfig& config) {
     std::exception_ptr failure;
     auto worker = [&]() {
       try {
-        auto player1 = MakePlayer<G>(spec1, nullptr);
-        auto player2 = MakePlayer<G>(spec2, nullptr);
+        auto player1 = MakeMatchPlayer<G>(spec1, nullptr, config);
+        auto player2 = MakeMatchPlayer<G>(spec2, nullptr, config);
         for (;;) {
           if (stop.load()) return;
           const int pair = next_pair.fetch_add(1);
@@ -279,11 +292,13 @@ MatchSummary RunMatchFor(const MatchConfig& config) {
 
 }  // namespace
 
-MatchSummary RunMatch(std::string_view variant, const MatchConfig& config) {
+MatchSummary RunMatch(std::string_view variant, const MatchConfig& config,
+                      const MatchGameCallback& on_game) {
   if (config.games < 1) throw Error("--games must be at least 1");
   if (config.max_plies < 1) throw Error("--max-plies must be at least 1");
+  if (config.sample_plies < 0) throw Error("sampled plies must not be negative");
   MatchSummary summary;
-  WithGame(variant, [&]<class G>() { summary = RunMatchFor<G>(config); });
+  WithGame(variant, [&]<class G>() { summary = RunMatchFor<G>(config, on_game); });
   return summary;
 }
 

@@ -12,7 +12,9 @@
 // Without MCTS players, `concurrency` threads each play whole pairs. Either way game k gets seeds
 // derived from the match seed and k alone, so a game's moves do not depend on the concurrency
 // (for a net player up to floating-point differences between batch sizes); only the order of
-// completion and which pairs are played before an SPRT stop do.
+// completion and which pairs are played before an SPRT stop do. Two players with the same MCTS
+// spec (self-play) share one evaluator: the net is loaded once and each round's leaves of both
+// colours go to it in one call.
 
 #include <atomic>
 #include <cstdint>
@@ -51,7 +53,18 @@ struct MatchConfig {
   // When set and true, the match is abandoned between two moves (vz::MatchStopped is thrown);
   // the training loop's SIGINT/SIGTERM handler sets it so that a gating match stops within seconds.
   const std::atomic<bool>* stop = nullptr;
+  // MCTS players only: the first `sample_plies` plies of each game (counted from the start of its
+  // opening) are sampled from the root's visit counts at `temperature` (SearchPlayer::SetSampling),
+  // so that games of a player against itself differ; 0: always the most visited move.
+  int sample_plies = 0;
+  float temperature = 1.0f;
 };
+
+struct MatchGame;
+// Called with each finished game, in the order RunMatch counts them (pairs in order of completion),
+// one at a time (under the match's lock), e.g. for a progress display; what it throws ends the
+// match.
+using MatchGameCallback = std::function<void(const MatchGame&)>;
 
 // Thrown by RunMatch when MatchConfig::stop became true.
 class MatchStopped : public Error {
@@ -68,6 +81,11 @@ struct MatchGame {
   bool adjudicated = false;
   std::string termination;  // rule name or "adjudication: ..." with the measure
   std::string record;       // PGN / PDN text
+  std::string start;        // start position (G::FormatPosition): the pair's opening
+  std::vector<Move> moves;  // [ply] every move from `start`, random opening plies included
+  // [ply] White's view (W - L in [-1, 1]) of the root value of the search that chose moves[ply];
+  // NaN for plies no MCTS search chose (opening plies, random and alpha-beta players).
+  std::vector<float> values;
 };
 
 struct MatchSummary {
@@ -90,9 +108,11 @@ struct MatchSummary {
   std::string Report(const MatchConfig& config) const;
 };
 
-// Plays the match for the registered game `variant`. Throws vz::Error on an unknown variant, a bad
-// player spec, an unreadable openings file or a bad position in it, or an unwritable out_dir.
-MatchSummary RunMatch(std::string_view variant, const MatchConfig& config);
+// Plays the match for the registered game `variant`, calling `on_game` (when set) with each
+// finished game. Throws vz::Error on an unknown variant, a bad player spec, an unreadable openings
+// file or a bad position in it, or an unwritable out_dir.
+MatchSummary RunMatch(std::string_view variant, const MatchConfig& config,
+                      const MatchGameCallback& on_game = nullptr);
 
 // One line: "W-D-L score Elo +- (LLR)" for the live display.
 std::string ScoreLine(const MatchSummary& summary, int total_games);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -28,15 +29,22 @@ inline uint64_t GameSeed(uint64_t match_seed, int index) {
 }
 
 // The result and record of `game` (played from `opening_plies` plies), ended by the rules or, when
-// still running, adjudicated as `config` says.
+// still running, adjudicated as `config` says. `values` holds the searches' root values of the
+// plies after the opening (MatchGame::values; NaN where no search chose the move).
 template <Game G>
 MatchGame FinishGame(const GameState<G>& game, size_t opening_plies, const MatchConfig& config,
-                     bool player1_white, int index) {
+                     bool player1_white, int index, const std::vector<float>& values = {}) {
   MatchGame result;
   result.index = index;
   result.player1_white = player1_white;
   result.plies = int(game.moves().size() - opening_plies);
   result.outcome = game.outcome();
+  result.start = G::FormatPosition(game.start_position());
+  result.moves = game.moves();
+  result.values.assign(game.moves().size(), std::numeric_limits<float>::quiet_NaN());
+  for (size_t i = 0; i < values.size() && opening_plies + i < result.values.size(); ++i) {
+    result.values[opening_plies + i] = values[i];
+  }
   if (result.outcome.IsTerminal()) {
     result.termination = ReasonName(result.outcome.reason);
   } else {
@@ -71,6 +79,13 @@ bool GameOver(const GameState<G>& game, size_t opening_plies, const MatchConfig&
          int(game.moves().size() - opening_plies) >= config.max_plies;
 }
 
+// The root value (White's view) of the move `mover` has just chosen; NaN for a non-MCTS player.
+template <Game G>
+float MoverValue(Player<G>& mover) {
+  const SearchPlayer<G>* search = mover.AsSearchPlayer();
+  return search == nullptr ? std::numeric_limits<float>::quiet_NaN() : search->RootValue();
+}
+
 // Plays game `index` of a match from `opening`, each player searching alone.
 template <Game G>
 MatchGame PlayGame(const GameState<G>& opening, Player<G>& white, Player<G>& black,
@@ -80,12 +95,15 @@ MatchGame PlayGame(const GameState<G>& opening, Player<G>& white, Player<G>& bla
   white.NewGame(seed);
   black.NewGame(SplitMix64(seed));
   const size_t opening_plies = opening.moves().size();
+  std::vector<float> values;
   while (!GameOver(game, opening_plies, config)) {
     if (config.stop != nullptr && config.stop->load()) throw MatchStopped();
     Player<G>& mover = G::SideToMove(game.position()) == Color::kWhite ? white : black;
-    game.Play(mover.ChooseMove(game));
+    const Move move = mover.ChooseMove(game);
+    values.push_back(MoverValue(mover));
+    game.Play(move);
   }
-  return FinishGame(game, opening_plies, config, player1_white, index);
+  return FinishGame(game, opening_plies, config, player1_white, index, values);
 }
 
 // One of the two players of a lockstep match.
@@ -94,16 +112,18 @@ struct LockstepSide {
   // A fresh player for one game slot (each slot plays its games one after the other).
   std::function<std::unique_ptr<Player<G>>()> make;
   // Evaluates the leaves of this side's searches in all the slots, one call per round; must be
-  // set when `make` gives MCTS players (Player::AsSearchPlayer), and outlive the match.
+  // set when `make` gives MCTS players (Player::AsSearchPlayer), and outlive the match. When both
+  // sides have the same evaluator, their leaves go to it together, in one call per round.
   Evaluator<G>* evaluator = nullptr;
 };
 
 // Counts of a lockstep match.
 struct LockstepStats {
-  int64_t rounds = 0;               // evaluation rounds
-  int64_t evaluator_calls[2] = {};  // per side (player 1, player 2): rounds with leaves
-  int64_t evaluated[2] = {};        // positions evaluated, per side
-  int max_batch[2] = {};            // largest batch, per side
+  int64_t rounds = 0;  // evaluation rounds
+  // Per side (player 1, player 2); a shared evaluator's calls count for player 1.
+  int64_t evaluator_calls[2] = {};  // rounds with leaves
+  int64_t evaluated[2] = {};        // positions evaluated
+  int max_batch[2] = {};            // largest batch
 };
 
 // Plays the pairs [0, num_pairs) of a match with up to `concurrency` games in flight, in lockstep:
@@ -111,7 +131,8 @@ struct LockstepStats {
 // reversed), moves of non-MCTS players are played at once, and each round every game whose side
 // to move is an MCTS player adds its leaves to the batch of that side; each side's batch is
 // evaluated with ONE call of its evaluator, the results are backed up, and a search that has spent
-// its budget plays its move. Game `index` gets the same seeds as in PlayGame, so with evaluators
+// its budget plays its move (sides sharing one evaluator: one call for both). Game `index` gets
+// the same seeds as in PlayGame, so with evaluators
 // whose results do not depend on the rest of the batch every game is the same as when played
 // alone. `opening(pair)` gives a pair's start; `on_pair(pair, games)` is called when both games
 // of a pair have ended (in order of completion) and returns false to start no further pairs (the
@@ -128,7 +149,8 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
     int index = 0;
     GameState<G> game;
     size_t opening_plies = 0;
-    bool searching = false;  // the mover's search of this move has begun
+    bool searching = false;     // the mover's search of this move has begun
+    std::vector<float> values;  // [ply after the opening] root value, White's view
   };
   struct PairState {
     MatchGame games[2];
@@ -162,6 +184,7 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
     slot.game = *pair.opening;
     slot.opening_plies = slot.game.moves().size();
     slot.searching = false;
+    slot.values.clear();
     const uint64_t seed = GameSeed(config.seed, index);
     const bool player1_white = index % 2 == 0;
     slot.players[player1_white ? 0 : 1]->NewGame(seed);
@@ -172,8 +195,8 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
     slot.active = false;
     const int pair_index = slot.index / 2;
     PairState& pair = pairs[size_t(pair_index)];
-    pair.games[slot.index % 2] =
-        FinishGame(slot.game, slot.opening_plies, config, slot.index % 2 == 0, slot.index);
+    pair.games[slot.index % 2] = FinishGame(slot.game, slot.opening_plies, config,
+                                            slot.index % 2 == 0, slot.index, slot.values);
     if (++pair.finished == 2) {
       pair.opening.reset();
       if (!on_pair(pair_index, pair.games)) stopping = true;
@@ -191,6 +214,7 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
       SearchPlayer<G>* search = mover.AsSearchPlayer();
       if (search == nullptr) {
         slot.game.Play(mover.ChooseMove(slot.game));
+        slot.values.push_back(std::numeric_limits<float>::quiet_NaN());
         continue;
       }
       if (!slot.searching) {
@@ -198,20 +222,26 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
         slot.searching = true;
       }
       if (!search->SearchDone()) return;
-      slot.game.Play(search->EndMove(slot.game));
+      const Move move = search->EndMove(slot.game);
+      slot.values.push_back(search->RootValue());
+      slot.game.Play(move);
       slot.searching = false;
     }
   };
 
   EvalBatch<G> batches[2];
-  // One side's part of a round: gather its games' leaves, one evaluator call, back up.
-  auto run_side = [&](int side) {
+  const bool shared = sides[0].evaluator != nullptr && sides[0].evaluator == sides[1].evaluator;
+  // A part of a round for the sides with bit s of `side_mask`, which share one evaluator: gather
+  // their games' leaves, one evaluator call, back up.
+  auto run_sides = [&](int side_mask) {
+    const int side = side_mask == 2 && !shared ? 1 : 0;  // whose batch and counters
+    auto takes_part = [&](const Slot& slot) {
+      return slot.active && ((side_mask >> mover_side(slot)) & 1) != 0;
+    };
     EvalBatch<G>& batch = batches[side];
     batch.Clear();
     for (Slot& slot : slots) {
-      if (slot.active && mover_side(slot) == side) {
-        slot.players[side]->AsSearchPlayer()->GatherLeaves(batch);
-      }
+      if (takes_part(slot)) slot.players[mover_side(slot)]->AsSearchPlayer()->GatherLeaves(batch);
     }
     try {
       if (batch.size() > 0) {
@@ -222,16 +252,14 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
         stats.max_batch[side] = std::max(stats.max_batch[side], batch.size());
       }
       for (Slot& slot : slots) {
-        if (slot.active && mover_side(slot) == side) {
-          slot.players[side]->AsSearchPlayer()->ApplyEvaluations(batch);
+        if (takes_part(slot)) {
+          slot.players[mover_side(slot)]->AsSearchPlayer()->ApplyEvaluations(batch);
         }
       }
     } catch (...) {
       // An evaluator failure or a non-finite evaluation: no search keeps leaves in flight.
       for (Slot& slot : slots) {
-        if (slot.active && mover_side(slot) == side) {
-          slot.players[side]->AsSearchPlayer()->CancelPending();
-        }
+        if (takes_part(slot)) slot.players[mover_side(slot)]->AsSearchPlayer()->CancelPending();
       }
       throw;
     }
@@ -245,8 +273,12 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
     }
     if (!waiting[0] && !waiting[1]) return stats;
     ++stats.rounds;
-    for (int side = 0; side < 2; ++side) {
-      if (waiting[side]) run_side(side);
+    if (shared) {
+      run_sides(int(waiting[0]) | int(waiting[1]) << 1);
+    } else {
+      for (int side = 0; side < 2; ++side) {
+        if (waiting[side]) run_sides(1 << side);
+      }
     }
   }
 }

@@ -91,8 +91,9 @@ class AlphaBetaPlayer final : public Player<G> {
   AlphaBeta<G> search_{int64_t{1} << 17};
 };
 
-// An MCTS player: PUCT, one leaf per search round, the most visited move played, the tree kept
-// between the moves of a game (Mcts::SetRoot). A move is searched either alone (ChooseMove, with
+// An MCTS player: PUCT, one leaf per search round, the most visited move played (or, for the
+// first plies of a game, one sampled from the visit counts: SetSampling), the tree kept between
+// the moves of a game (Mcts::SetRoot). A move is searched either alone (ChooseMove, with
 // the player's evaluator) or step by step by a driver that puts the leaves of many games into one
 // batch of the evaluator all of them share (selfplay/match_games.h):
 //   BeginMove(state); while (!SearchDone()) { GatherLeaves(batch); <evaluate batch>;
@@ -142,10 +143,27 @@ class SearchPlayer : public Player<G> {
   void ApplyEvaluations(const EvalBatch<G>& batch) { search_->ApplyEvaluations(batch); }
   // Forgets the leaves in flight (after an evaluator failure).
   void CancelPending() { search_->CancelPending(); }
-  // The move found in `state`, the state given to BeginMove (SearchDone() must hold).
-  Move EndMove(const GameState<G>& state) const {
-    const Move move = search_->BestMove();
+  // The move found in `state`, the state given to BeginMove (SearchDone() must hold): sampled
+  // while the game is in its first sampled plies (SetSampling), else the most visited.
+  Move EndMove(const GameState<G>& state) {
+    const Move move = int(state.moves().size()) < sample_plies_ ? search_->ChooseMove(temperature_)
+                                                                : search_->BestMove();
     return move == kNullMove ? state.legal_moves()[0] : move;
+  }
+  // The moves of plies [0, plies) of every game (counted in the GameState, so the plies of a
+  // random opening count) are sampled with probability proportional to visits^(1 / temperature)
+  // (Mcts::ChooseMove, with the search's generator seeded by NewGame), for varied self-play
+  // games; 0 plies (the default) or temperature <= 0: always the most visited move.
+  void SetSampling(int plies, float temperature) {
+    sample_plies_ = plies;
+    temperature_ = temperature;
+  }
+  // The value of the root of the last search, White's view: W - L in [-1, 1] (exact for a proven
+  // or finished root; 0 before any evaluation).
+  float RootValue() const {
+    const SearchResult result = search_->Result();
+    return G::SideToMove(search_->root_position()) == Color::kWhite ? result.root_q
+                                                                    : -result.root_q;
   }
 
  private:
@@ -154,6 +172,8 @@ class SearchPlayer : public Player<G> {
   int64_t max_nodes_;
   std::unique_ptr<Mcts<G>> search_;
   EvalBatch<G> batch_;
+  int sample_plies_ = 0;
+  float temperature_ = 1.0f;
 };
 
 // The rollout evaluator of a rollout player across all the games it plays at once: each entry is

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -229,6 +230,54 @@ TEST(SelfplayMatchTest, LockstepMatchDoesNotDependOnConcurrency) {
   EXPECT_GT(alone.evaluator_calls[0], together.evaluator_calls[0]);
   EXPECT_EQ(together.evaluator_calls[1], 0);
   EXPECT_NE(together.Report(config).find("player 1 evaluator:"), std::string::npos);
+}
+
+// A player against itself (self-play, as `vzero research` plays): one evaluator for both colours,
+// called once per round; sampled first plies, reproducibly; every game carries its start, moves
+// and the searches' values.
+TEST(SelfplayMatchTest, SelfPlaySharesOneEvaluatorAndRecordsMovesAndValues) {
+  using G = chad::ChadGame;
+  MatchConfig config;
+  config.player1 = config.player2 = "rollout:6";
+  config.games = 6;
+  config.max_plies = 10;
+  config.concurrency = 6;
+  config.sample_plies = 4;
+  int called = 0;
+  const MatchSummary summary = RunMatch("chad", config, [&](const MatchGame&) { ++called; });
+  EXPECT_EQ(called, 6);
+  EXPECT_GT(summary.evaluator_calls[0], 0);
+  EXPECT_EQ(summary.evaluator_calls[1], 0);  // both colours' leaves went to player 1's evaluator
+  for (const MatchGame& game : summary.games) {
+    EXPECT_EQ(game.start, G::FormatPosition(G::InitialPosition()));
+    ASSERT_EQ(game.moves.size(), size_t(game.plies));
+    ASSERT_EQ(game.values.size(), game.moves.size());
+    GameState<G> state;
+    for (size_t ply = 0; ply < game.moves.size(); ++ply) {
+      state.Play(game.moves[ply]);
+      EXPECT_TRUE(std::isfinite(game.values[ply]));
+      EXPECT_LE(std::fabs(game.values[ply]), 1.0f);
+    }
+  }
+  const MatchSummary again = RunMatch("chad", config);
+  std::map<int, std::string> records;
+  for (const MatchGame& game : summary.games) records[game.index] = game.record;
+  for (const MatchGame& game : again.games) EXPECT_EQ(records[game.index], game.record);
+}
+
+// Plies no search chose (random players, opening plies) have no value.
+TEST(SelfplayMatchTest, ValuesOnlyForSearchedPlies) {
+  MatchConfig config;
+  config.player1 = "random";
+  config.player2 = "alphabeta:1";
+  config.games = 2;
+  config.max_plies = 6;
+  config.openings = "random:2";
+  const MatchSummary summary = RunMatch("cuarenta", config);
+  for (const MatchGame& game : summary.games) {
+    ASSERT_EQ(game.moves.size(), size_t(game.plies + 2));
+    for (float value : game.values) EXPECT_TRUE(std::isnan(value));
+  }
 }
 
 TEST(SelfplayMatchTest, LadderOrdersBaselines) {

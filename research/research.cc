@@ -1,0 +1,432 @@
+#include "research/research.h"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+
+#include "engine/search/mcts.h"
+#include "nets/net_file.h"
+#include "research/board_svg.h"
+#include "research/report.h"
+#include "research/study.h"
+#include "selfplay/dispatch.h"
+#include "selfplay/game_record.h"
+#include "selfplay/player.h"
+#include "selfplay/run_dir.h"
+
+namespace vz::research {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The settings after the run's defaults are applied.
+struct Resolved {
+  std::string variant;
+  std::string net_file;
+  std::optional<proto::TrainConfig> run_config;
+  int max_plies = 300;
+  Adjudication adjudication = Adjudication::kMaterial;
+  int material_margin = 200;
+  std::string out_dir;
+  std::vector<int> budgets;  // sorted, distinct
+  int games = 0;             // per budget, even
+  int first_move_games = 0;  // per first move, even
+};
+
+// A score line on stderr while a match plays: rewritten in place on a terminal, a line per tenth
+// of the games otherwise.
+class Progress {
+ public:
+  Progress(std::string label, int total)
+      : label_(std::move(label)),
+        total_(total),
+        tty_(isatty(STDERR_FILENO) != 0),
+        start_(std::chrono::steady_clock::now()) {}
+
+  void Add(const MatchGame& game) {
+    ++done_;
+    white_ += game.outcome.status == Status::kWhiteWins;
+    black_ += game.outcome.status == Status::kBlackWins;
+    draws_ += game.outcome.status == Status::kDraw;
+    plies_ += game.plies;
+    const bool tenth = done_ * 10 / total_ != (done_ - 1) * 10 / total_;
+    if (!tty_ && !tenth && done_ != total_) return;
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const std::string line = fmt::format(
+        "research [{}] games {}/{}  White {} draws {} Black {}  White's score {:.3f}  "
+        "{:.1f} plies/s",
+        label_, done_, total_, white_, draws_, black_,
+        (double(white_) + 0.5 * double(draws_)) / double(done_),
+        seconds > 0 ? double(plies_) / seconds : 0.0);
+    if (tty_) {
+      fmt::print(stderr, "\r{}   {}", line, done_ == total_ ? "\n" : "");
+    } else {
+      fmt::print(stderr, "{}\n", line);
+    }
+    std::fflush(stderr);
+  }
+
+ private:
+  std::string label_;
+  int total_, done_ = 0;
+  int64_t white_ = 0, black_ = 0, draws_ = 0, plies_ = 0;
+  bool tty_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+std::string BudgetLabel(int simulations) { return fmt::format("{} sims", simulations); }
+
+// Self-play games of the net with `simulations` a move, each game's first plies sampled.
+MatchConfig SelfPlayMatch(const ResearchConfig& c, const Resolved& r, int simulations, int games,
+                          uint64_t seed) {
+  MatchConfig match;
+  match.player1 = match.player2 = fmt::format("net:{}:{}", r.net_file, simulations);
+  match.games = games;
+  match.concurrency = std::clamp(c.concurrency, 1, games);
+  match.max_plies = r.max_plies;
+  match.adjudication = r.adjudication;
+  match.material_margin = r.material_margin;
+  match.seed = seed;
+  match.sample_plies = c.sample_plies;
+  match.temperature = c.temperature;
+  return match;
+}
+
+// The games of `summary` in index order.
+template <Game G>
+std::vector<StudyGame> GamesOf(const MatchSummary& summary, const std::string& label, int budget) {
+  std::vector<StudyGame> games;
+  for (const MatchGame& game : summary.games) {
+    games.push_back(StudyGameFromMatch<G>(game, label, budget));
+  }
+  std::sort(games.begin(), games.end(),
+            [](const StudyGame& a, const StudyGame& b) { return a.index < b.index; });
+  return games;
+}
+
+// The newest `limit` games of the run's record chunks, oldest first.
+template <Game G>
+std::vector<StudyGame> RunRecords(const std::string& run_dir, int limit, const std::string& label,
+                                  int budget) {
+  std::vector<StudyGame> games;
+  if (limit <= 0) return games;
+  const std::vector<std::string> chunks = ListRecordChunks(run_dir + "/records");
+  std::vector<proto::GameRecord> records;
+  for (auto it = chunks.rbegin(); it != chunks.rend() && int(records.size()) < limit; ++it) {
+    std::vector<proto::GameRecord> chunk = ReadRecordChunk(*it);
+    for (auto r = chunk.rbegin(); r != chunk.rend() && int(records.size()) < limit; ++r) {
+      records.push_back(std::move(*r));
+    }
+  }
+  std::reverse(records.begin(), records.end());
+  for (const proto::GameRecord& record : records) {
+    StudyGame game = StudyGameFromRecord<G>(record, label);
+    game.budget = budget;
+    games.push_back(std::move(game));
+  }
+  return games;
+}
+
+// Up to `count` games of `games` to show: a White win, a Black win and a draw first (each ended
+// by the rules when there is one), then the longest other decisive games.
+std::vector<const StudyGame*> PickExamples(const std::vector<const StudyGame*>& games, int count) {
+  std::vector<const StudyGame*> picked;
+  auto take = [&](const StudyGame* game) {
+    if (int(picked.size()) < count &&
+        std::find(picked.begin(), picked.end(), game) == picked.end()) {
+      picked.push_back(game);
+    }
+  };
+  for (Status status : {Status::kWhiteWins, Status::kBlackWins, Status::kDraw}) {
+    const StudyGame* choice = nullptr;
+    for (const StudyGame* game : games) {
+      if (game->status != status) continue;
+      if (choice == nullptr) choice = game;
+      if (game->ending != "adjudication") {
+        choice = game;
+        break;
+      }
+    }
+    if (choice != nullptr) take(choice);
+  }
+  std::vector<const StudyGame*> decisive;
+  for (const StudyGame* game : games) {
+    if (game->status != Status::kDraw) decisive.push_back(game);
+  }
+  std::stable_sort(decisive.begin(), decisive.end(), [](const StudyGame* a, const StudyGame* b) {
+    return a->moves.size() > b->moves.size();
+  });
+  for (const StudyGame* game : decisive) take(game);
+  for (const StudyGame* game : games) take(game);
+  return picked;
+}
+
+// The example's title and diagrams: the position after the ply where the searches' value moved
+// most (the turning point) and the final position, each with its last move outlined.
+template <Game G>
+ExampleGame MakeExample(const StudyGame& game, bool draughts) {
+  ExampleGame example;
+  example.game = &game;
+  example.title = fmt::format("{}, game {}: {} by {} in {} plies", game.label, game.index + 1,
+                              ResultToken(game.status, draughts), game.ending, game.moves.size());
+  std::vector<typename G::Position> positions = {G::ParsePosition(game.start)};
+  for (Move move : game.moves) {
+    positions.push_back(positions.back());
+    G::ApplyMove(positions.back(), move);
+  }
+  // values[ply] is the search of the position before moves[ply]: the turning point is the
+  // position whose search moved the value most from the previous search's.
+  int turning = -1;
+  float largest = 0, before = NAN, previous = NAN;
+  for (size_t ply = 0; ply < game.values.size(); ++ply) {
+    const float value = game.values[ply];
+    if (!std::isfinite(value)) continue;
+    if (std::isfinite(previous) && std::fabs(value - previous) > largest) {
+      largest = std::fabs(value - previous);
+      turning = int(ply);
+      before = previous;
+    }
+    previous = value;
+  }
+  if (turning > 0 && size_t(turning) + 1 < positions.size()) {
+    const size_t ply = size_t(turning);
+    example.diagrams.push_back(
+        BoardSvg<G>(positions[ply],
+                    fmt::format("turning point, ply {}: value {:+.2f} -> {:+.2f}", ply + 1, before,
+                                game.values[ply]),
+                    &positions[ply - 1], 300));
+  }
+  const size_t n = positions.size() - 1;
+  example.diagrams.push_back(BoardSvg<G>(positions[n],
+                                         fmt::format("final position ({})", game.ending),
+                                         n > 0 ? &positions[n - 1] : nullptr, 300));
+  return example;
+}
+
+template <Game G>
+ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
+  StudyReport report;
+  report.variant = r.variant;
+  report.draughts = IsDraughts<G>();
+  report.command = c.command;
+  const nets::NetFile net = nets::ReadNetFile(r.net_file);
+  nets::CheckNetForGame<G>(net, r.net_file);
+  auto& s = report.settings;
+  s.emplace_back("net", r.net_file);
+  s.emplace_back("net provenance", fmt::format("{} training steps on {} games, created {}",
+                                               net.provenance.training_steps, net.provenance.games,
+                                               net.provenance.created));
+  s.emplace_back("net architecture",
+                 fmt::format("{} blocks x {} channels ({})", net.architecture.blocks,
+                             net.architecture.channels, net.architecture.preset));
+  std::string budgets;
+  for (int b : r.budgets) budgets += (budgets.empty() ? "" : ", ") + std::to_string(b);
+  s.emplace_back("search", "PUCT, budgets (simulations a move): " + budgets);
+  s.emplace_back("fresh games per budget", std::to_string(r.games));
+  s.emplace_back("first plies sampled",
+                 fmt::format("{} at temperature {}", c.sample_plies, c.temperature));
+  s.emplace_back("over-long games", fmt::format("adjudicated after {} plies: {}", r.max_plies,
+                                                r.adjudication == Adjudication::kDraw
+                                                    ? std::string("draw")
+                                                    : fmt::format("material, margin {} centipawns",
+                                                                  r.material_margin)));
+  s.emplace_back("seed", std::to_string(c.seed));
+  if (!c.run_dir.empty()) s.emplace_back("run", c.run_dir);
+
+  // Fresh self-play games per budget.
+  std::vector<StudyGame> fresh;
+  for (size_t b = 0; b < r.budgets.size(); ++b) {
+    const std::string label = BudgetLabel(r.budgets[b]);
+    report.budget_labels.push_back(label);
+    const MatchConfig match =
+        SelfPlayMatch(c, r, r.budgets[b], r.games, SplitMix64(c.seed * 1000003u + b));
+    Progress progress(label, r.games);
+    const MatchSummary summary =
+        RunMatch(r.variant, match, [&](const MatchGame& game) { progress.Add(game); });
+    for (StudyGame& game : GamesOf<G>(summary, label, r.budgets[b])) fresh.push_back(game);
+  }
+  ResearchSummary result;
+  result.variant = r.variant;
+  result.out_dir = r.out_dir;
+  result.games_played = int64_t(fresh.size());
+
+  // The dedicated search of the start position, then games after its preferred first moves.
+  std::shared_ptr<Evaluator<G>> evaluator =
+      MakePlayerEvaluator<G>(PlayerSpec::Parse(fmt::format("net:{}:1", r.net_file)));
+  if (!evaluator) throw Error("research: this build has no network evaluator (LibTorch)");
+  SearchParams params;
+  params.seed = c.seed;
+  params.leaves_per_round = 8;
+  Mcts<G> search(params);
+  const GameState<G> start;
+  search.SetRoot(start);
+  search.Search(*evaluator, c.root_simulations);
+  const SearchResult root = search.Result();
+  const bool white_first = G::SideToMove(start.position()) == Color::kWhite;
+  report.root_simulations = c.root_simulations;
+  report.root_search_value = white_first ? root.root_q : -root.root_q;
+  std::vector<RootMoveStats> moves = root.moves;
+  std::stable_sort(moves.begin(), moves.end(), [](const RootMoveStats& a, const RootMoveStats& b) {
+    return a.visits > b.visits;
+  });
+  for (size_t i = 0; i < moves.size() && i < 8; ++i) {
+    FirstMoveRow row;
+    row.move = G::FormatDisplayMove(start.position(), moves[i].move);
+    typename G::Position after = start.position();
+    G::ApplyMove(after, moves[i].move);
+    row.position = G::FormatPosition(after);
+    row.visits = moves[i].visits;
+    row.prior = moves[i].prior;
+    row.search_value = white_first ? moves[i].q : -moves[i].q;
+    report.first_moves.push_back(row);
+  }
+  const int followed = std::min<int>(c.first_moves, int(report.first_moves.size()));
+  report.first_move_label = fmt::format("after a first move, {} sims", r.budgets.front());
+  std::vector<StudyGame> after_first;
+  if (followed > 0 && r.first_move_games > 0) {
+    fs::create_directories(r.out_dir);
+    std::string openings;
+    for (int i = 0; i < followed; ++i) openings += report.first_moves[size_t(i)].position + "\n";
+    const std::string openings_file = r.out_dir + "/first_moves.txt";
+    nets::WriteFileAtomically(openings_file, openings);
+    MatchConfig match = SelfPlayMatch(c, r, r.budgets.front(), followed * r.first_move_games,
+                                      SplitMix64(c.seed * 1000003u + 999));
+    match.openings = openings_file;
+    Progress progress("first moves", match.games);
+    const MatchSummary summary =
+        RunMatch(r.variant, match, [&](const MatchGame& game) { progress.Add(game); });
+    after_first = GamesOf<G>(summary, report.first_move_label, r.budgets.front());
+    for (FirstMoveRow& row : report.first_moves) {
+      for (const StudyGame& game : after_first) {
+        if (game.start != row.position) continue;
+        ++row.games;
+        row.white_wins += game.status == Status::kWhiteWins;
+        row.draws += game.status == Status::kDraw;
+        row.black_wins += game.status == Status::kBlackWins;
+      }
+      row.white_score = ScoreInterval(row.white_wins, row.draws, row.black_wins);
+    }
+    result.games_played += int64_t(after_first.size());
+  }
+
+  // The run's own self-play.
+  std::vector<StudyGame> records;
+  const std::string records_label = "run records";
+  if (!c.run_dir.empty()) {
+    const int budget = r.run_config ? int(r.run_config->selfplay().simulations()) : 0;
+    records = RunRecords<G>(c.run_dir, c.record_games, records_label, budget);
+    result.record_games = int64_t(records.size());
+    s.emplace_back("run records", fmt::format("the newest {} games of {}/records (Gumbel search, "
+                                              "{} simulations, random opening plies)",
+                                              records.size(), c.run_dir, budget));
+  }
+
+  // The tables.
+  std::vector<StudyGame> balance_games = fresh;
+  balance_games.insert(balance_games.end(), records.begin(), records.end());
+  report.balance = BalanceTable(balance_games);
+  std::vector<const StudyGame*> everything, fresh_all, record_games;
+  for (const StudyGame& game : fresh) fresh_all.push_back(&game);
+  for (const StudyGame& game : after_first) fresh_all.push_back(&game);
+  for (const StudyGame& game : records) record_games.push_back(&game);
+  everything = fresh_all;
+  everything.insert(everything.end(), record_games.begin(), record_games.end());
+  report.piece_values.push_back(PieceValuesOf<G>(everything, "all games"));
+  // An adjudication by material decides with the baseline's values; the games the rules ended
+  // are free of that.
+  std::vector<const StudyGame*> by_rules;
+  for (const StudyGame* game : everything) {
+    if (game->ending != "adjudication") by_rules.push_back(game);
+  }
+  if (!by_rules.empty() && by_rules.size() < everything.size() &&
+      r.adjudication == Adjudication::kMaterial) {
+    report.piece_values.push_back(
+        PieceValuesOf<G>(by_rules, "games not adjudicated (ended by the rules or resignation)"));
+  }
+  if (!record_games.empty()) {
+    report.piece_values.push_back(PieceValuesOf<G>(fresh_all, "fresh self-play games only"));
+    report.piece_values.push_back(PieceValuesOf<G>(record_games, "run records only"));
+  }
+  report.openings = AnalyzeOpenings<G>(fresh, c.opening_depth, evaluator.get());
+  for (int kind = 0; kind < PieceTraits<G>::kKinds; ++kind) {
+    report.kind_names.push_back(PieceTraits<G>::kNames[kind]);
+  }
+  for (const std::string& label : report.budget_labels) {
+    report.shape.push_back(ShapeOf<G>(GamesLabelled(fresh, label), label, &report.material));
+  }
+  FinishMaterialCurve(report.material);
+  if (!records.empty()) report.shape.push_back(ShapeOf<G>(record_games, records_label));
+  report.start_diagram = BoardSvg<G>(start.position(), "start position", nullptr, 380);
+
+  report.games = fresh;
+  report.games.insert(report.games.end(), after_first.begin(), after_first.end());
+  report.games.insert(report.games.end(), records.begin(), records.end());
+  // Examples from the largest budget (pointers into report.games, which no longer changes).
+  for (const StudyGame* game :
+       PickExamples(GamesLabelled(report.games, report.budget_labels.back()), c.examples)) {
+    report.examples.push_back(MakeExample<G>(*game, report.draughts));
+  }
+  WriteReport(report, r.out_dir);
+  result.html = r.out_dir + "/report.html";
+  return result;
+}
+
+}  // namespace
+
+ResearchSummary RunResearch(const ResearchConfig& c) {
+  Resolved r;
+  if (c.games < 1) throw Error("research: --games must be at least 1");
+  if (c.simulations.empty()) throw Error("research: --simulations needs at least one budget");
+  for (int s : c.simulations) {
+    if (s < 1) throw Error(fmt::format("research: --simulations {} must be at least 1", s));
+  }
+  if (c.root_simulations < 1) throw Error("research: --root-simulations must be at least 1");
+  if (c.opening_depth < 1) throw Error("research: --opening-plies must be at least 1");
+  if (c.sample_plies < 0) throw Error("research: --sample-plies must not be negative");
+  if (c.first_moves < 0 || c.first_move_games < 0 || c.record_games < 0 || c.examples < 0) {
+    throw Error(
+        "research: --first-moves, --first-move-games, --records and --examples must "
+        "not be negative");
+  }
+  r.net_file = c.net_file;
+  if (!c.run_dir.empty()) {
+    if (!fs::is_directory(c.run_dir))
+      throw Error("research: run '" + c.run_dir + "' is not a directory");
+    r.run_config = SavedConfig(c.run_dir);
+    if (r.net_file.empty()) r.net_file = c.run_dir + "/nets/best.vznet";
+  }
+  if (r.net_file.empty()) throw Error("research: give --net FILE or --run RUN_DIR");
+  r.variant = c.variant;
+  if (r.variant.empty()) r.variant = nets::ReadNetFile(r.net_file).game;
+  if (r.run_config && r.run_config->variant() != r.variant) {
+    throw Error("research: run '" + c.run_dir + "' is a run of " + r.run_config->variant() +
+                ", not " + r.variant);
+  }
+  if (r.run_config) {
+    const proto::SelfPlayConfig& selfplay = r.run_config->selfplay();
+    r.max_plies = int(selfplay.max_plies());
+    r.adjudication =
+        selfplay.adjudication() == proto::DRAW ? Adjudication::kDraw : Adjudication::kMaterial;
+    r.material_margin = selfplay.material_margin();
+  }
+  if (c.max_plies > 0) r.max_plies = c.max_plies;
+  if (!c.adjudication.empty()) r.adjudication = ParseAdjudication(c.adjudication);
+  if (c.material_margin > 0) r.material_margin = c.material_margin;
+  r.out_dir = c.out_dir.empty() ? "research-" + r.variant : c.out_dir;
+  r.budgets = c.simulations;
+  std::sort(r.budgets.begin(), r.budgets.end());
+  r.budgets.erase(std::unique(r.budgets.begin(), r.budgets.end()), r.budgets.end());
+  r.games = (c.games + 1) / 2 * 2;
+  r.first_move_games = (c.first_move_games + 1) / 2 * 2;
+  ResearchSummary summary;
+  WithGame(r.variant, [&]<class G>() { summary = Study<G>(c, r); });
+  return summary;
+}
+
+}  // namespace vz::research

@@ -1,0 +1,60 @@
+#pragma once
+
+// `vzero research`: a study of a game itself from a trained net, after the AlphaZero study of
+// chess variants (Tomasev, Paquet, Hassabis, Kramnik 2020). It plays fresh games of the net
+// against itself at each search budget (selfplay/match.h: all games in flight share one
+// evaluator call per round), searches the start position and plays games after the preferred
+// first moves, adds a training run's own self-play records when given one, and writes the report
+// of research/report.h: balance, piece values, openings, game shape, example games.
+//
+// Reproducible: game k of budget b is seeded from `seed`, b and k alone (selfplay/match_games.h),
+// so the same command gives the same games (up to floating-point differences of batch sizes on
+// a GPU). Progress goes to stderr (a live line on a terminal, a line per tenth otherwise).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "selfplay/match.h"
+
+namespace vz::research {
+
+struct ResearchConfig {
+  std::string variant;                      // registry name; "" = the net's (or the run's) game
+  std::string net_file;                     // "" with run_dir: RUN/nets/best.vznet
+  std::string run_dir;                      // "" = no run: fresh games only
+  int games = 20;                           // fresh games per budget (rounded up to an even number)
+  std::vector<int> simulations = {16, 64};  // search budgets, simulations a move (PUCT)
+  std::string out_dir;                      // "" = research-<variant>
+  uint64_t seed = 1;
+  int concurrency = 64;  // games in flight per match
+  // Over-long games: 0 = the run's selfplay.max_plies (300 without a run); the adjudication and
+  // its margin likewise come from the run unless set here (material / 200 without a run).
+  int max_plies = 0;
+  std::string adjudication;  // "", "draw" or "material"
+  int material_margin = 0;   // 0 = the run's (or 200)
+  int sample_plies = 8;      // first plies sampled from the visit counts (opening diversity)
+  float temperature = 1.0f;
+  int opening_depth = 4;       // plies of the opening tree, lines and entropy
+  int root_simulations = 800;  // the dedicated search of the start position
+  int first_moves = 3;         // first moves followed by games of their own
+  int first_move_games = 8;    // games after each (rounded up to an even number; 0 = none)
+  int record_games = 2000;     // the newest games of the run's record chunks (0 = none)
+  int examples = 4;            // example games shown
+  std::string command;         // the command line, for the report
+};
+
+struct ResearchSummary {
+  std::string variant;
+  std::string out_dir;
+  std::string html;          // path of report.html
+  int64_t games_played = 0;  // fresh games (budgets and first moves)
+  int64_t record_games = 0;  // games read from the run's records
+};
+
+// Runs the study. Throws vz::Error on bad settings (naming the option: no net, games < 1, a budget
+// < 1, ...), an unknown variant, a net of another game, an unreadable run directory, net file or
+// record chunk, and on an unwritable output directory. Needs a build with LibTorch.
+ResearchSummary RunResearch(const ResearchConfig& config);
+
+}  // namespace vz::research
