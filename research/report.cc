@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "nets/net_file.h"
+#include "engine/core/atomic_file.h"
 #include "research/board_svg.h"
 #include "research/svg_plot.h"
 
@@ -100,7 +100,7 @@ class Writer {
   }
 
   void Save(const std::string& name, const std::string& text) {
-    nets::WriteFileAtomically(dir_ + "/" + name, text);
+    WriteFileAtomically(dir_ + "/" + name, text);
     files_.push_back(name);
   }
 

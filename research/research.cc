@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "engine/search/mcts.h"
+#include "engine/core/atomic_file.h"
 #include "nets/net_file.h"
 #include "research/board_svg.h"
 #include "research/report.h"
@@ -294,7 +295,7 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
     std::string openings;
     for (int i = 0; i < followed; ++i) openings += report.first_moves[size_t(i)].position + "\n";
     const std::string openings_file = r.out_dir + "/first_moves.txt";
-    nets::WriteFileAtomically(openings_file, openings);
+    WriteFileAtomically(openings_file, openings);
     MatchConfig match = SelfPlayMatch(c, r, r.budgets.front(), followed * r.first_move_games,
                                       SplitMix64(c.seed * 1000003u + 999));
     match.openings = openings_file;
