@@ -18,6 +18,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev zlib1g-dev
   gnuplot-nox hyperfine
+  clang libclang-rt-14-dev llvm
 )
 
 missing=()

@@ -16,10 +16,10 @@
 
 #include "engine/core/error.h"
 #include "engine/core/zobrist.h"
+#include "engine/dispatch.h"
 #include "nets/distributed.h"
 #include "nets/net_evaluator.h"
 #include "nets/net_file.h"
-#include "selfplay/dispatch.h"
 #include "selfplay/game_record.h"
 #include "selfplay/selfplay_actors.h"
 #include "selfplay/train_config.h"

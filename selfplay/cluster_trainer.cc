@@ -21,12 +21,12 @@
 
 #include "engine/core/error.h"
 #include "engine/core/zobrist.h"
+#include "engine/dispatch.h"
 #include "nets/augment.h"
 #include "nets/distributed.h"
 #include "nets/fresh_net.h"
 #include "nets/net_file.h"
 #include "nets/trainer.h"
-#include "selfplay/dispatch.h"
 #include "selfplay/game_record.h"
 #include "selfplay/replay_window.h"
 #include "selfplay/run_report.h"

@@ -21,13 +21,13 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/dispatch.h"
 #include "nets/augment.h"
 #include "nets/fresh_net.h"
 #include "nets/net_evaluator.h"
 #include "nets/net_file.h"
 #include "nets/net_runner.h"
 #include "nets/trainer.h"
-#include "selfplay/dispatch.h"
 #include "selfplay/game_record.h"
 #include "selfplay/match.h"
 #include "selfplay/replay_window.h"

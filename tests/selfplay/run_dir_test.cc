@@ -15,7 +15,9 @@
 #include <thread>
 #include <vector>
 
+#if VZ_HAVE_TORCH
 #include "nets/net_runner.h"
+#endif
 #include "selfplay/cluster.h"
 #include "selfplay/game_record.h"
 #include "selfplay/train_config.h"
@@ -169,7 +171,11 @@ TEST_F(RunDirTest, GenerationsAndExclusiveFiles) {
   EXPECT_EQ(text, "first");
   EXPECT_EQ(ResolveDevice("cpu", 3), "cpu");
   EXPECT_EQ(ResolveDevice("cuda:1", 2), "cuda:1");
+#if VZ_HAVE_TORCH
   const int gpus = nets::CudaDeviceCount();
+#else
+  const int gpus = 0;  // an engine-only build sees no CUDA device (ResolveDevice's contract)
+#endif
   EXPECT_EQ(ResolveDevice("auto", 3), gpus == 0 ? "cpu" : "cuda:" + std::to_string(3 % gpus));
   EXPECT_EQ(ErrorOf([] { CheckWorkerId(DefaultWorkerId()); }), "");
 }
