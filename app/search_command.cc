@@ -86,6 +86,7 @@ void PrintJson(const Variant& variant, const SearchReport& report) {
   json["simulations"] = report.simulations;
   json["nodes"] = report.nodes;
   json["node_cap_reached"] = report.node_cap_reached;
+  json["tree_full"] = report.tree_full;
   json["time_ms"] = int64_t(report.seconds * 1000.0);
   fmt::print("{}\n", json.dump());
 }
@@ -117,7 +118,9 @@ void PrintText(const SearchReport& report) {
   const double rate = report.seconds > 0 ? double(report.simulations) / report.seconds : 0.0;
   fmt::print("simulations {} nodes {} time_ms {} sims/s {}{}\n", report.simulations, report.nodes,
              int64_t(report.seconds * 1000.0), int64_t(rate),
-             report.node_cap_reached ? " (node cap reached: the tree stopped growing)" : "");
+             report.tree_full          ? " (tree full at the node cap: the search stopped early)"
+             : report.node_cap_reached ? " (node cap reached: the tree stopped growing)"
+                                       : "");
 }
 
 void RunSearch(const SearchOptions& options) {

@@ -281,6 +281,8 @@ class GameAnalysis final : public GameAnalysisBase {
     if (batch_.size() > 0) {
       try {
         evaluator_->Evaluate(batch_);
+        // Throws on a non-finite evaluation: every turn of the round fails with it.
+        for (Task* task : gathered_) task->search->ApplyEvaluations(batch_);
       } catch (const std::exception& e) {
         for (Task* task : gathered_) {
           task->search->CancelPending();
@@ -296,8 +298,9 @@ class GameAnalysis final : public GameAnalysisBase {
       ++shared_.evaluator_calls;
       shared_.positions_evaluated += batch_.size();
       shared_.largest_batch = std::max(shared_.largest_batch, batch_.size());
+    } else {
+      for (Task* task : gathered_) task->search->ApplyEvaluations(batch_);
     }
-    for (Task* task : gathered_) task->search->ApplyEvaluations(batch_);
     for (std::unique_ptr<Task>& task : active_) {
       if (task->search->Done()) {
         shared_.Emit(ResultJson(*task, /*during_search=*/false));
@@ -438,6 +441,7 @@ class GameAnalysis final : public GameAnalysisBase {
     root_info["simulations"] = result.simulations;
     root_info["nodes"] = result.nodes;
     if (result.node_cap_reached) root_info["nodeCapReached"] = true;
+    if (result.tree_full) root_info["treeFull"] = true;
     // Best move first (a proven win may have few visits), then most visited; generation order
     // among equals.
     std::vector<size_t> order(result.moves.size());

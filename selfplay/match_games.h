@@ -213,17 +213,27 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
         slot.players[side]->AsSearchPlayer()->GatherLeaves(batch);
       }
     }
-    if (batch.size() > 0) {
-      VZ_CHECK(sides[side].evaluator != nullptr);
-      sides[side].evaluator->Evaluate(batch);
-      ++stats.evaluator_calls[side];
-      stats.evaluated[side] += batch.size();
-      stats.max_batch[side] = std::max(stats.max_batch[side], batch.size());
-    }
-    for (Slot& slot : slots) {
-      if (slot.active && mover_side(slot) == side) {
-        slot.players[side]->AsSearchPlayer()->ApplyEvaluations(batch);
+    try {
+      if (batch.size() > 0) {
+        VZ_CHECK(sides[side].evaluator != nullptr);
+        sides[side].evaluator->Evaluate(batch);
+        ++stats.evaluator_calls[side];
+        stats.evaluated[side] += batch.size();
+        stats.max_batch[side] = std::max(stats.max_batch[side], batch.size());
       }
+      for (Slot& slot : slots) {
+        if (slot.active && mover_side(slot) == side) {
+          slot.players[side]->AsSearchPlayer()->ApplyEvaluations(batch);
+        }
+      }
+    } catch (...) {
+      // An evaluator failure or a non-finite evaluation: no search keeps leaves in flight.
+      for (Slot& slot : slots) {
+        if (slot.active && mover_side(slot) == side) {
+          slot.players[side]->AsSearchPlayer()->CancelPending();
+        }
+      }
+      throw;
     }
   };
   for (;;) {

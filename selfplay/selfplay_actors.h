@@ -47,8 +47,8 @@ struct ActorStats {
   int64_t rounds = 0;     // evaluator calls
   int64_t evaluated = 0;  // positions evaluated
   int64_t white_wins = 0, draws = 0, black_wins = 0;
-  int64_t resigned = 0;     // games ended by resignation
-  int64_t adjudicated = 0;  // over-long games
+  int64_t resigned = 0;             // games ended by resignation
+  int64_t adjudicated = 0;          // over-long games
   int64_t resign_disabled = 0;      // games played without resignation
   int64_t would_have_resigned = 0;  // ... of which the value crossed the resignation threshold
   int64_t false_resignations = 0;   // ... and the side that would have resigned did not lose
@@ -87,22 +87,24 @@ class SelfPlayActors {
   // Plays every game on until its side to move waits for an evaluation, evaluates all their leaves
   // with ONE call of `evaluator`, and backs the results up. Games that end are appended to
   // `finished` and their slots start new games at once. Returns the number of positions evaluated.
-  // Throws what the evaluator throws (the leaves in flight are then cancelled).
+  // Throws what the evaluator throws, and vz::Error on a non-finite evaluation (the leaves in
+  // flight are then cancelled).
   int RunRound(Evaluator<G>& evaluator, std::vector<proto::GameRecord>& finished) {
     for (Slot& slot : slots_) Advance(slot, finished);
     batch_.Clear();
     for (Slot& slot : slots_) slot.search->GatherLeaves(batch_);
+    try {
+      if (batch_.size() > 0) evaluator.Evaluate(batch_);
+      for (Slot& slot : slots_) slot.search->ApplyEvaluations(batch_);
+    } catch (...) {
+      // An evaluator failure or a non-finite evaluation (Mcts::ApplyEvaluations).
+      for (Slot& slot : slots_) slot.search->CancelPending();
+      throw;
+    }
     if (batch_.size() > 0) {
-      try {
-        evaluator.Evaluate(batch_);
-      } catch (...) {
-        for (Slot& slot : slots_) slot.search->CancelPending();
-        throw;
-      }
       ++stats_.rounds;
       stats_.evaluated += batch_.size();
     }
-    for (Slot& slot : slots_) slot.search->ApplyEvaluations(batch_);
     return batch_.size();
   }
 
@@ -120,9 +122,9 @@ class SelfPlayActors {
     GameState<G> game;
     std::unique_ptr<Mcts<G>> search;
     proto::GameRecord record;
-    uint64_t random = 0;          // SplitMix64 stream of this game
-    int below[2] = {0, 0};        // consecutive own moves under the resignation threshold
-    int opening_plies = 0;        // random plies played at the start
+    uint64_t random = 0;    // SplitMix64 stream of this game
+    int below[2] = {0, 0};  // consecutive own moves under the resignation threshold
+    int opening_plies = 0;  // random plies played at the start
   };
 
   static uint64_t Next(uint64_t& state) {
@@ -178,7 +180,7 @@ class SelfPlayActors {
     ++stats_.games;
     stats_.plies += int64_t(slot.game.moves().size());
     for (const proto::MoveRecord& move : record.moves()) stats_.positions += move.has_target();
-    (status == Status::kWhiteWins ? stats_.white_wins
+    (status == Status::kWhiteWins   ? stats_.white_wins
      : status == Status::kBlackWins ? stats_.black_wins
                                     : stats_.draws)++;
     stats_.resigned += record.resigned();
@@ -215,8 +217,7 @@ class SelfPlayActors {
              finished);
     } else {
       Finish(slot, Status::kDraw,
-             fmt::format("adjudication: draw after {} plies", slot.game.moves().size()),
-             finished);
+             fmt::format("adjudication: draw after {} plies", slot.game.moves().size()), finished);
     }
   }
 
@@ -274,8 +275,8 @@ class SelfPlayActors {
       if (config_.resign_threshold() > 0.0f) {
         Wdl best = result.root_wdl;
         for (const RootMoveStats& stats : result.moves) {
-          if (stats.move == result.best_move && (stats.visits > 0 ||
-                                                 stats.proven != Status::kOngoing)) {
+          if (stats.move == result.best_move &&
+              (stats.visits > 0 || stats.proven != Status::kOngoing)) {
             best = stats.wdl;
           }
         }
@@ -293,8 +294,7 @@ class SelfPlayActors {
             // The game ends before this move: the record ends with the last move played.
             slot.record.set_resigned(true);
             Finish(slot, side == Color::kWhite ? Status::kBlackWins : Status::kWhiteWins,
-                   fmt::format("resignation ({} at expected score {:.3f})", ColorName(side),
-                               score),
+                   fmt::format("resignation ({} at expected score {:.3f})", ColorName(side), score),
                    finished);
             continue;
           }

@@ -343,6 +343,10 @@ class GameSession final : public Session {
       if (!interrupted && search_->simulations() < chunk) break;
     }
     round_estimate_micros_ = manager.LongestRecentRoundMicros();
+    if (search_->tree_full()) {
+      out.InfoString(fmt::format("the tree is full ({} nodes, Hash {} MiB): search stopped",
+                                 search_->num_nodes(), options.hash_mib));
+    }
     WaitForStop(wait_for_stop, stop);
     const SearchResult result = PrintInfo(options, done, start, out);
     Move move = result.best_move;

@@ -31,8 +31,15 @@ class LockstepRunner {
       search->GatherLeaves(batch_);
     }
     if (!any_active) return 0;
-    if (batch_.size() > 0) evaluator_.Evaluate(batch_);
-    for (Mcts<G>* search : searches) search->ApplyEvaluations(batch_);
+    try {
+      if (batch_.size() > 0) evaluator_.Evaluate(batch_);
+      for (Mcts<G>* search : searches) search->ApplyEvaluations(batch_);
+    } catch (...) {
+      // An evaluator failure or a non-finite evaluation: every search drops its leaves in
+      // flight (those already applied have none), so that all of them stay usable.
+      for (Mcts<G>* search : searches) search->CancelPending();
+      throw;
+    }
     ++rounds_;
     evaluated_ += batch_.size();
     max_batch_ = batch_.size() > max_batch_ ? batch_.size() : max_batch_;

@@ -24,10 +24,22 @@
 // one search runs at most kMaxSimulations simulations (fewer on a reused tree).
 //
 // A node is expanded (has children) once an evaluation of it arrives together with its new
-// children: the children get their priors from that evaluation. At the node cap a leaf is
-// evaluated and backed up without children; each later descent that reaches it evaluates it
-// again, and the first one after the tree has room again (tree reuse shrinks it) allocates its
-// children, whose priors come from that new evaluation. The raw value stays the first one's.
+// children: the children get their priors from that evaluation. At the node cap (the tree is
+// full) a new leaf is still evaluated once and backed up without children, but a descent that
+// reaches a leaf already evaluated, which could only be expanded by allocating nodes, ends the
+// search (Done() is true, Result().tree_full says so): evaluating that leaf again would count
+// one estimate many times over (with a fixed evaluator, thousands of identical backups drive
+// the root to a false +1). This is the stop of Lc0's memory limit; the best move so far is
+// played. A later search starts anew: tree reuse may have made room, and the first descent that
+// then reaches such a leaf allocates its children, whose priors come from that new evaluation.
+//
+// Before the first simulation every root move is applied once and its position checked for an
+// immediate end by the rules (and repetition): a move that ends the game is marked proven, so a
+// move that wins at once is always played (the search ends there, solver or not) and a move
+// that loses at once never is, however many root moves the priors spread over.
+//
+// Evaluations are checked: a non-finite value or prior (a broken network) cancels the round and
+// throws vz::Error, so that nothing non-finite enters the tree and no selection loop can spin.
 //
 // Not thread-safe: one search belongs to one thread (parallelism comes from batching many games).
 
@@ -145,6 +157,29 @@ class Mcts {
     }
   }
 
+  // Restricts the searches from the current root to `moves` (UCI's `go searchmoves`); empty
+  // lifts the restriction. A change of the restriction clears the tree (the root's children are
+  // the allowed moves only). Throws vz::Error naming the move if one is not legal at the root.
+  // The restriction ends when the root changes (Advance, or SetRoot to another position). No
+  // search may be running.
+  void RestrictRootMoves(std::span<const Move> moves) {
+    VZ_CHECK(pending_.empty());
+    std::vector<Move> filter(moves.begin(), moves.end());
+    for (Move move : filter) {
+      if (!root_legal_.Contains(move)) {
+        throw Error("searchmoves: move is not legal at the search root " +
+                    G::FormatPosition(root_position_));
+      }
+    }
+    std::sort(filter.begin(), filter.end(), [](Move a, Move b) { return a.raw < b.raw; });
+    filter.erase(std::unique(filter.begin(), filter.end()), filter.end());
+    if (filter == root_filter_) return;
+    root_filter_ = std::move(filter);
+    ClearTree();
+  }
+  // The moves the root is restricted to, sorted; empty when all legal moves are searched.
+  const std::vector<Move>& root_move_restriction() const { return root_filter_; }
+
   const Position& root_position() const { return root_position_; }
   // Outcome of the root position (rules and repetition with the game history).
   Outcome root_outcome() const { return root_outcome_; }
@@ -168,16 +203,18 @@ class Mcts {
     tree_.Reserve(
         size_t(std::min<int64_t>(int64_t(std::bit_ceil(uint64_t(expected))), params_.max_nodes)));
     node_cap_reached_ = false;
+    tree_full_ = false;
     gumbel_ready_ = false;
+    if (tree_.first_child[kRoot] != SearchTree::kNone) MarkRootChildrenThatEndTheGame();
     if (RootExpanded()) OnRootExpanded();
   }
 
   // True when the search started by StartSearch has nothing more to do: the budget is spent, the
-  // root is terminal or proven. Always false while leaves are in flight.
+  // root is terminal or proven (a root move that wins at once proves it, solver or not), or the
+  // tree is full. Always false while leaves are in flight.
   bool Done() const {
     if (!pending_.empty()) return false;
-    if (root_outcome_.IsTerminal() || root_legal_.size == 0) return true;
-    if (params_.solver && tree_.proven[kRoot] != uint8_t(Status::kOngoing)) return true;
+    if (RootDone() || tree_full_) return true;
     return simulations_ >= target_;
   }
 
@@ -188,20 +225,33 @@ class Mcts {
   int GatherLeaves(EvalBatch<G>& batch) {
     int added = 0;
     int collisions = 0;
-    while (!RootDone() && added < params_.leaves_per_round &&
+    while (!RootDone() && !tree_full_ && added < params_.leaves_per_round &&
            collisions < std::max(1, params_.max_collisions)) {
       if (RootExpanded() && simulations_ >= target_) break;
       switch (GatherOne(batch)) {
         case Gathered::kLeaf: ++added; break;
         case Gathered::kTerminal: break;
         case Gathered::kCollision: ++collisions; break;
+        case Gathered::kFull: break;
       }
     }
     return added;
   }
 
   // Reads this search's entries of `batch` (evaluated), expands the leaves and backs up values.
+  // Throws vz::Error, with the leaves cancelled as by CancelPending and nothing applied, if an
+  // entry's value or a prior is not finite.
   void ApplyEvaluations(const EvalBatch<G>& batch) {
+    for (const Pending& pending : pending_) {
+      const Wdl& wdl = batch.value(pending.batch_index);
+      bool finite = std::isfinite(wdl.win) && std::isfinite(wdl.draw) && std::isfinite(wdl.loss);
+      for (float prior : batch.priors(pending.batch_index)) finite = finite && std::isfinite(prior);
+      if (!finite) {
+        const std::string position = G::FormatPosition(batch.position(pending.batch_index));
+        CancelPending();
+        throw Error("the evaluator returned a non-finite value or prior for position " + position);
+      }
+    }
     for (const Pending& pending : pending_) {
       const int32_t node = pending.node;
       const Wdl wdl = batch.value(pending.batch_index);
@@ -294,6 +344,7 @@ class Mcts {
     result.simulations = simulations_;
     result.nodes = tree_.size;
     result.node_cap_reached = node_cap_reached_;
+    result.tree_full = tree_full_;
     result.root_visits = tree_.visits[kRoot];
     const Color side = G::SideToMove(root_position_);
     const float sign = side == Color::kWhite ? 1.0f : -1.0f;
@@ -370,6 +421,8 @@ class Mcts {
   const SearchTree& tree() const { return tree_; }
   int64_t num_nodes() const { return tree_.size; }
   bool node_cap_reached() const { return node_cap_reached_; }
+  // The last search ended because the tree was full (see the file comment).
+  bool tree_full() const { return tree_full_; }
   int64_t simulations() const { return simulations_; }
   // Bytes held by the tree arrays of both halves (the live tree and the copy buffer of reuse).
   size_t MemoryBytes() const { return tree_.MemoryBytes() + spare_.MemoryBytes(); }
@@ -377,7 +430,7 @@ class Mcts {
   int root_repetition_count() const { return root_repetition_; }
 
  private:
-  enum class Gathered { kLeaf, kTerminal, kCollision };
+  enum class Gathered { kLeaf, kTerminal, kCollision, kFull };
 
   struct Pending {
     int32_t node;
@@ -404,14 +457,19 @@ class Mcts {
   bool RootExpanded() const {
     return tree_.visits[kRoot] > 0 && tree_.first_child[kRoot] != SearchTree::kNone;
   }
+  // Proven by the solver, or (solver or not) by a root move that wins at once.
   bool RootProven() const {
-    return params_.solver && tree_.proven[kRoot] != uint8_t(Status::kOngoing);
+    return tree_.proven[kRoot] != uint8_t(Status::kOngoing) &&
+           (params_.solver || root_wins_at_once_);
   }
   bool RootDone() const {
     return root_outcome_.IsTerminal() || root_legal_.size == 0 || RootProven();
   }
+  // A move into `node` loses for `side`: proven by the solver, or (solver or not) the rules end
+  // the game there at once.
   bool IsLossFor(int32_t node, Color side) const {
-    return params_.solver && tree_.proven[node] == uint8_t(WinFor(Opponent(side)));
+    return tree_.proven[node] == uint8_t(WinFor(Opponent(side))) &&
+           (params_.solver || tree_.proven_plies[node] == 0);
   }
 
   void AddHistoryKey(uint64_t key) {
@@ -443,9 +501,11 @@ class Mcts {
       }
     }
     root_noise_applied_ = false;
+    root_filter_.clear();
   }
 
   void ClearTree() {
+    root_wins_at_once_ = false;
     tree_.Reserve(1);
     tree_.size = 1;
     tree_.InitNode(kRoot, kNullMove, SearchTree::kNone);
@@ -481,6 +541,7 @@ class Mcts {
     }
     std::swap(tree_, spare_);
     spare_.size = 0;
+    root_wins_at_once_ = false;
   }
 
   bool AllocateChildren(int32_t node, const MoveList& moves) {
@@ -608,12 +669,75 @@ class Mcts {
       ++simulations_;
       return Gathered::kTerminal;
     }
-    const bool new_children =
-        tree_.first_child[node] == SearchTree::kNone && AllocateChildren(node, moves_buffer_);
+    if (node == kRoot && !root_filter_.empty()) {
+      int kept = 0;
+      for (int i = 0; i < moves_buffer_.size; ++i) {
+        const Move move = moves_buffer_.moves[i];
+        if (std::binary_search(root_filter_.begin(), root_filter_.end(), move,
+                               [](Move a, Move b) { return a.raw < b.raw; })) {
+          moves_buffer_.moves[kept++] = move;
+        }
+      }
+      moves_buffer_.size = kept;
+    }
+    bool new_children = false;
+    if (tree_.first_child[node] == SearchTree::kNone) {
+      new_children = AllocateChildren(node, moves_buffer_);
+      if (!new_children && tree_.visits[node] > 0) {
+        // The tree is full and this leaf's value is already in it: end the search.
+        tree_full_ = true;
+        UndoVirtualLoss(node);
+        if (node != kRoot && params_.gumbel && gumbel_ready_) --gumbel_simulation_;
+        return Gathered::kFull;
+      }
+      if (new_children && node == kRoot) MarkRootChildrenThatEndTheGame();
+    }
     const int index = batch.Add(position, moves_buffer_.moves, moves_buffer_.size, repetition);
     pending_.push_back({node, index, new_children});
     if (node != kRoot || tree_.visits[kRoot] > 0) ++simulations_;
     return Gathered::kLeaf;
+  }
+
+  // Applies every root move once and marks the children whose position ends the game (rules and
+  // repetition with the game history) as proven in 0 plies; then proves the root as the solver
+  // would, or, without the solver, only by a move that wins at once.
+  void MarkRootChildrenThatEndTheGame() {
+    root_wins_at_once_ = false;
+    const int32_t first = tree_.first_child[kRoot];
+    const int n = tree_.num_children[kRoot];
+    const Color side = G::SideToMove(root_position_);
+    bool wins = false;
+    for (int i = 0; i < n; ++i) {
+      const int32_t child = first + i;
+      if (tree_.proven[child] != uint8_t(Status::kOngoing)) {
+        wins = wins ||
+               (tree_.proven[child] == uint8_t(WinFor(side)) && tree_.proven_plies[child] == 0);
+        continue;
+      }
+      Position next = root_position_;
+      G::ApplyMove(next, tree_.move[child]);
+      replies_.Clear();
+      G::GenerateMoves(next, replies_);
+      Outcome outcome = G::LocalOutcome(next, replies_.size);
+      if constexpr (G::kHasRepetitionDraw) {
+        if (!outcome.IsTerminal() && HistoryCount(G::RepetitionKey(next)) + 1 >= 3) {
+          outcome = {Status::kDraw, Reason::kRepetition};
+        }
+      }
+      if (!outcome.IsTerminal() && replies_.size > 0) continue;
+      const Status status = outcome.IsTerminal() ? outcome.status : Status::kDraw;
+      tree_.side[child] = uint8_t(G::SideToMove(next));
+      tree_.proven[child] = uint8_t(status);
+      tree_.proven_plies[child] = 0;
+      wins = wins || status == WinFor(side);
+    }
+    if (params_.solver) {
+      PropagateProof(kRoot);
+    } else if (wins && tree_.proven[kRoot] == uint8_t(Status::kOngoing)) {
+      tree_.proven[kRoot] = uint8_t(WinFor(side));
+      tree_.proven_plies[kRoot] = 1;
+    }
+    root_wins_at_once_ = wins;
   }
 
   void Backup(int32_t node, float value_white, float draw) {
@@ -852,7 +976,10 @@ class Mcts {
     const Color side = Color(tree_.side[node]);
     const float sign = side == Color::kWhite ? 1.0f : -1.0f;
     const uint8_t win = uint8_t(WinFor(side));
-    if (params_.solver && tree_.proven[node] != uint8_t(Status::kOngoing)) {
+    const bool proven_node =
+        node == kRoot ? RootProven()
+                      : params_.solver && tree_.proven[node] != uint8_t(Status::kOngoing);
+    if (proven_node) {
       const uint8_t target = tree_.proven[node];
       int32_t best = SearchTree::kNone;
       for (int i = 0; i < n; ++i) {
@@ -924,6 +1051,8 @@ class Mcts {
   Outcome root_outcome_;
   int root_repetition_ = 1;
   bool root_noise_applied_ = false;
+  std::vector<Move> root_filter_;   // [allowed root move] sorted by raw; empty = all legal moves
+  bool root_wins_at_once_ = false;  // a root child ends the game with the root side's win
 
   SearchTree tree_;
   SearchTree spare_;              // the copy target of KeepSubtree
@@ -933,9 +1062,11 @@ class Mcts {
   int64_t target_ = 0;
   int64_t simulations_ = 0;
   bool node_cap_reached_ = false;
+  bool tree_full_ = false;
   std::vector<Pending> pending_;     // [leaf in flight]
   std::vector<uint64_t> path_keys_;  // [ply below the root] repetition keys of the descent
   typename G::MoveList moves_buffer_;
+  typename G::MoveList replies_;  // the moves after a root move (MarkRootChildrenThatEndTheGame)
   EvalBatch<G> batch_;
 
   // Gumbel root state of the running search.

@@ -55,7 +55,8 @@ struct SearchReport {
   int64_t simulations = 0;
   int64_t nodes = 0;
   bool node_cap_reached = false;
-  double seconds = 0.0;  // wall time of the search
+  bool tree_full = false;  // the search ended early: the tree was full (SearchResult::tree_full)
+  double seconds = 0.0;    // wall time of the search
 };
 
 // `vzero bench` for one game: fixed positions, uniform evaluator, fixed seed.

@@ -38,6 +38,8 @@ struct SearchResult {
   int64_t simulations = 0;        // simulations of the last search (root evaluation excluded)
   int64_t nodes = 0;              // nodes in the tree
   bool node_cap_reached = false;  // the last search hit SearchParams::max_nodes
+  bool tree_full = false;  // the last search ended early: a leaf already evaluated could not be
+                           // expanded at the node cap (engine/search/mcts.h)
 };
 
 }  // namespace vz

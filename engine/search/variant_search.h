@@ -93,6 +93,7 @@ SearchReport RunVariantSearch(const SearchRequest& request) {
   report.simulations = result.simulations;
   report.nodes = result.nodes;
   report.node_cap_reached = result.node_cap_reached;
+  report.tree_full = result.tree_full;
   report.seconds = seconds;
   return report;
 }

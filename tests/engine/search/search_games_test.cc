@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <memory>
 #include <random>
 #include <string>
@@ -252,7 +253,7 @@ TYPED_TEST(SearchGamesTest, RegistrySearchAndBench) {
   EXPECT_EQ(first.simulations, second.simulations);
 }
 
-// A node cap below the root's move count still gives a best move (Chad's start has 90 moves).
+// A node cap below the root's move count still gives a best move.
 TEST(SearchRegistryTest, TinyNodeCapStillPlaysAMove) {
   SearchRequest request;
   request.simulations = 100;
@@ -260,8 +261,53 @@ TEST(SearchRegistryTest, TinyNodeCapStillPlaysAMove) {
   const SearchReport report = FindVariant("chad").Search(request);
   EXPECT_FALSE(report.best_move.empty());
   EXPECT_FALSE(report.moves.empty());
-  EXPECT_EQ(report.simulations, 100);
-  EXPECT_EQ(report.root_visits, 101);
+  // Root moves are evaluated once each until a descent returns to one: the tree is full.
+  EXPECT_GE(report.simulations, 1);
+  EXPECT_LE(report.simulations, int64_t(report.moves.size()));
+  EXPECT_EQ(report.root_visits, report.simulations + 1);
+  EXPECT_TRUE(report.tree_full);
+}
+
+// Issue 17, fault 1: with the rollout evaluator a leaf's value is fixed per position, and a full
+// tree used to back the same playout up thousands of times (root q +0.973, three moves at q
+// +1.000). Now the search stops when the tree is full and its values stay honest.
+TEST(SearchRegistryTest, FullTreeKeepsValuesHonest) {
+  SearchRequest request;
+  request.evaluator = "rollout";
+  request.simulations = 3000;
+  request.params.max_nodes = 300;
+  const SearchReport report = FindVariant("cuarenta").Search(request);
+  EXPECT_TRUE(report.tree_full);
+  EXPECT_LT(report.simulations, 3000);
+  EXPECT_LT(std::abs(report.root_q), 0.5f) << "root q " << report.root_q;
+  int64_t visits = 0;
+  for (const SearchMoveReport& move : report.moves) {
+    visits += move.visits;
+    if (move.proven.empty() && move.visits >= 20) {
+      EXPECT_LT(move.q, 0.9f) << move.move << " at " << move.visits << " visits";
+    }
+  }
+  EXPECT_EQ(visits + 1, report.root_visits);
+}
+
+// Issue 17, fault 7: a mate among 120 moves with uniform priors (the rollout evaluator) was never
+// visited at 400 simulations; every root move is now checked for an immediate end first.
+TEST(SearchRegistryTest, MateInOneAmongManyMovesIsPlayed) {
+  for (bool gumbel : {false, true}) {
+    for (bool solver : {false, true}) {
+      SearchRequest request;
+      request.fen = "1R4r4r/3r8/5Rr1k3/R3R4r2/12/11R/12/2R1q7/2K6R2/12/12/4R7 w 2 34";
+      request.evaluator = "rollout";
+      request.simulations = 400;
+      request.params.gumbel = gumbel;
+      request.params.solver = solver;
+      const SearchReport report = FindVariant("chad").Search(request);
+      EXPECT_EQ(report.moves.size(), 120u);
+      EXPECT_EQ(report.best_move, "e9i9") << "gumbel " << gumbel << " solver " << solver;
+      EXPECT_EQ(report.proven, "win");
+      EXPECT_EQ(report.proven_plies, 1);
+    }
+  }
 }
 
 // Simulation counts beyond the 32-bit visit counts are refused with vz::Error (Gumbel once died

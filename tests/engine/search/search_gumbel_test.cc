@@ -1,14 +1,13 @@
 // Gumbel search: the sequential-halving schedule, the completed-Q transform, and small budgets
 // (2, 4, 16 simulations) giving a valid policy target that prefers the better move.
 
-#include "engine/search/gumbel.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "engine/search/gumbel.h"
 #include "engine/search/mcts.h"
 #include "engine/search/uniform_evaluator.h"
 #include "tests/engine/search/test_evaluators.h"

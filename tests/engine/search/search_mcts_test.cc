@@ -2,10 +2,9 @@
 // game history, node cap, tree reuse and memory, virtual loss, lockstep runner, noise and
 // temperature, limits of the 32-bit counts, and golden outputs for fixed seeds.
 
-#include "engine/search/mcts.h"
-
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -18,6 +17,7 @@
 
 #include "engine/core/game_state.h"
 #include "engine/search/lockstep_runner.h"
+#include "engine/search/mcts.h"
 #include "engine/search/rollout_evaluator.h"
 #include "engine/search/uniform_evaluator.h"
 #include "tests/engine/search/test_evaluators.h"
@@ -193,17 +193,41 @@ TEST(SearchMctsTest, RepetitionCountsTheGameHistory) {
   EXPECT_EQ(search.BestMove(), kNullMove);
 }
 
-TEST(SearchMctsTest, NodeCapStopsGrowthButNotTheSearch) {
+// Every leaf without children that is not a finished game holds exactly one evaluation: a full
+// tree must not back the same estimate up again and again.
+template <Game G>
+void ExpectNoLeafEvaluatedTwice(const Mcts<G>& search) {
+  const SearchTree& tree = search.tree();
+  for (int32_t node = 1; node < tree.size; ++node) {
+    if (tree.first_child[node] != SearchTree::kNone) continue;
+    if (tree.proven[node] != uint8_t(Status::kOngoing)) continue;
+    EXPECT_LE(tree.visits[node], 1) << "leaf " << node << " was evaluated more than once";
+  }
+}
+
+TEST(SearchMctsTest, FullTreeEndsTheSearch) {
   SearchParams params;
   params.max_nodes = 60;
   Mcts<TicTacToeGame> search(params);
-  UniformEvaluator<TicTacToeGame> evaluator;
+  HashEvaluator<TicTacToeGame> evaluator;
   search.Search(evaluator, 2000);
   const SearchResult result = search.Result();
   EXPECT_LE(result.nodes, 60);
   EXPECT_TRUE(result.node_cap_reached);
-  EXPECT_EQ(result.simulations, 2000);
-  ExpectConsistentTree(search, /*exact=*/false);
+  EXPECT_TRUE(result.tree_full);
+  EXPECT_LT(result.simulations, 2000);
+  EXPECT_GT(result.simulations, 0);
+  EXPECT_NE(result.best_move, kNullMove);
+  ExpectConsistentTree(search, /*exact=*/true);
+  ExpectNoLeafEvaluatedTwice(search);
+  // A new search on the full tree stops at once, without evaluating anything twice.
+  search.Search(evaluator, 100);
+  EXPECT_TRUE(search.tree_full());
+  ExpectNoLeafEvaluatedTwice(search);
+  // Without a cap the same search runs its whole budget.
+  Mcts<TicTacToeGame> uncapped;
+  uncapped.Search(evaluator, 2000);
+  EXPECT_FALSE(uncapped.Result().tree_full);
   EXPECT_LE(search.tree().capacity(), 60u);
   // MiB form.
   EXPECT_EQ(Mcts<TicTacToeGame>::NodesForMiB(1.0),
@@ -481,9 +505,13 @@ TEST(SearchMctsTest, NodeCapBelowTheMoveCountStillExpandsTheRoot) {
   const SearchResult result = search.Result();
   EXPECT_NE(result.best_move, kNullMove);
   EXPECT_EQ(result.moves.size(), 9u);
-  EXPECT_EQ(result.simulations, 100);
-  EXPECT_EQ(result.root_visits, 101);
+  // Root moves are evaluated once each until a descent returns to one of them: the tree is full.
+  EXPECT_GE(result.simulations, 1);
+  EXPECT_LE(result.simulations, 9);
+  EXPECT_EQ(result.root_visits, result.simulations + 1);
+  ExpectNoLeafEvaluatedTwice(search);
   EXPECT_TRUE(result.node_cap_reached);
+  EXPECT_TRUE(result.tree_full);
   EXPECT_EQ(Mcts<TicTacToeGame>::NodesForMiB(1e-9), 1 + TicTacToeGame::kMaxMoves);
   EXPECT_EQ(Mcts<TicTacToeGame>::NodesForMiB(0.0), 1 + TicTacToeGame::kMaxMoves);
 }
@@ -586,6 +614,132 @@ TEST(SearchMctsTest, TreeReuseComparesPositionsByValue) {
   search.SetRoot(other);
   EXPECT_EQ(search.num_nodes(), 1);
   EXPECT_EQ(G::FormatPosition(search.root_position()), G::FormatPosition(other.position()));
+}
+
+// Priors that put almost all the weight on one move (`favorite`, by raw value) and a fixed value;
+// optionally a non-finite value or prior from a given call on (a broken network).
+template <Game G>
+class FavoriteMoveEvaluator final : public Evaluator<G> {
+ public:
+  explicit FavoriteMoveEvaluator(uint64_t favorite) : favorite_(favorite) {}
+  void Evaluate(EvalBatch<G>& batch) override {
+    ++calls;
+    const bool broken = broken_from_call > 0 && calls >= broken_from_call;
+    for (int i = 0; i < batch.size(); ++i) {
+      std::span<const Move> moves = batch.moves(i);
+      for (size_t k = 0; k < moves.size(); ++k) {
+        batch.priors(i)[k] = moves[k].raw == favorite_ ? 0.99f : 0.01f;
+      }
+      batch.value(i) = Wdl{0.2f, 0.6f, 0.2f};
+      if (broken && broken_prior) batch.priors(i)[0] = std::numeric_limits<float>::quiet_NaN();
+      if (broken && !broken_prior) batch.value(i).win = std::numeric_limits<float>::quiet_NaN();
+    }
+  }
+  int calls = 0;
+  int broken_from_call = 0;  // 0: never broken
+  bool broken_prior = false;
+
+ private:
+  uint64_t favorite_;
+};
+
+// A non-finite network output is an error, not a value: the round is cancelled, the tree stays
+// valid and the search does not spin (it used to hang in PUCT selection on NaN Q values).
+TEST(SearchMctsTest, NonFiniteEvaluationsAreAnError) {
+  for (bool gumbel : {false, true}) {
+    for (bool broken_prior : {false, true}) {
+      SearchParams params;
+      params.gumbel = gumbel;
+      params.leaves_per_round = 4;
+      Mcts<TicTacToeGame> search(params);
+      FavoriteMoveEvaluator<TicTacToeGame> evaluator(4);
+      evaluator.broken_from_call = 3;
+      evaluator.broken_prior = broken_prior;
+      try {
+        search.Search(evaluator, 200);
+        ADD_FAILURE() << "no error for a non-finite evaluation";
+      } catch (const Error& error) {
+        EXPECT_NE(std::string(error.what()).find("non-finite"), std::string::npos) << error.what();
+      }
+      EXPECT_EQ(evaluator.calls, 3);
+      ExpectConsistentTree(search, /*exact=*/true);
+      for (int32_t node = 0; node < search.tree().size; ++node) {
+        EXPECT_TRUE(std::isfinite(search.tree().value_sum[node]));
+      }
+      evaluator.broken_from_call = 0;
+      search.Search(evaluator, 20);
+      EXPECT_NE(search.BestMove(), kNullMove);
+    }
+  }
+}
+
+// A move that wins at once is played whatever the priors and the solver (x wins with c3 = cell
+// 8; the evaluator favours cell 3), and the search ends without spending its budget.
+TEST(SearchMctsTest, WinInOneIsPlayedWithoutTheSolver) {
+  for (bool solver : {false, true}) {
+    for (bool gumbel : {false, true}) {
+      SearchParams params;
+      params.solver = solver;
+      params.gumbel = gumbel;
+      Mcts<TicTacToeGame> search(params);
+      search.SetRoot(TicTacToeGame::ParsePosition("xx.oo.... x"));
+      FavoriteMoveEvaluator<TicTacToeGame> evaluator(5);
+      search.Search(evaluator, 50);
+      const SearchResult result = search.Result();
+      EXPECT_EQ(result.best_move, Move{2}) << "solver " << solver << " gumbel " << gumbel;
+      EXPECT_EQ(result.proven, Status::kWhiteWins);
+      EXPECT_EQ(result.simulations, 0);
+      for (const RootMoveStats& stats : result.moves) {
+        EXPECT_EQ(stats.policy_target, stats.move == Move{2} ? 1.0f : 0.0f);
+      }
+      EXPECT_EQ(search.ChooseMove(1.0f), Move{2});
+    }
+  }
+}
+
+// A move after which the rules end the game with the mover's loss is never played, even when it
+// holds the visits (misère nim at a pile of 1: taking the last stone loses; the evaluator
+// favours it).
+TEST(SearchMctsTest, MoveThatLosesAtOnceIsNeverPlayed) {
+  using search_testing::MisereNimGame;
+  for (bool solver : {false, true}) {
+    SearchParams params;
+    params.solver = solver;
+    Mcts<MisereNimGame> search(params);
+    search.SetRoot(MisereNimGame::Make(1, Color::kWhite));
+    FavoriteMoveEvaluator<MisereNimGame> evaluator(1);
+    search.Search(evaluator, 1);
+    const SearchResult result = search.Result();
+    EXPECT_EQ(result.best_move, Move{0}) << "solver " << solver;
+    for (int i = 0; i < 20; ++i) EXPECT_EQ(search.ChooseMove(1.0f), Move{0});
+  }
+}
+
+// `go searchmoves`: the root is restricted to the given moves, the restriction is lifted by an
+// empty list or a new root, and an illegal move is refused by name.
+TEST(SearchMctsTest, RestrictedRootSearchesOnlyTheGivenMoves) {
+  Mcts<TicTacToeGame> search;
+  FavoriteMoveEvaluator<TicTacToeGame> evaluator(4);
+  search.Search(evaluator, 30);
+  EXPECT_EQ(search.BestMove(), Move{4});
+  const std::vector<Move> allowed = {Move{0}, Move{8}};
+  search.RestrictRootMoves(allowed);
+  search.Search(evaluator, 30);
+  SearchResult result = search.Result();
+  ASSERT_EQ(result.moves.size(), 2u);
+  EXPECT_TRUE(result.best_move == Move{0} || result.best_move == Move{8});
+  EXPECT_EQ(result.root_visits, 31);
+  ExpectConsistentTree(search, /*exact=*/true);
+  search.RestrictRootMoves({});
+  search.Search(evaluator, 30);
+  EXPECT_EQ(search.Result().moves.size(), 9u);
+  EXPECT_EQ(search.BestMove(), Move{4});
+  search.RestrictRootMoves(allowed);
+  search.Search(evaluator, 5);
+  search.Advance(Move{0});
+  EXPECT_TRUE(search.root_move_restriction().empty());
+  const std::vector<Move> taken = {Move{0}};
+  EXPECT_THROW(search.RestrictRootMoves(taken), Error);
 }
 
 // Golden outputs: regenerate with VZ_UPDATE_GOLDEN=1 after an intended change of the search.

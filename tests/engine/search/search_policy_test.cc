@@ -1,13 +1,12 @@
 // Priors from action logits and policy targets per action, with and without moves that share an
 // action index.
 
-#include "engine/search/policy.h"
-
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "engine/search/mcts.h"
+#include "engine/search/policy.h"
 #include "engine/search/uniform_evaluator.h"
 #include "tests/engine/search/test_games.h"
 

@@ -277,8 +277,19 @@ struct CountedTicTacToeGame {
   static std::string BoardPicture(const Position& p) { return Inner::BoardPicture(p.inner); }
 };
 
+// MisereNimGame: PassNimGame where the player who takes the last stone loses (the side to move
+//   at an empty pile wins), so that a move can lose at once.
+struct MisereNimGame : PassNimGame {
+  static constexpr std::string_view kName = "misere-nim";
+  static Outcome LocalOutcome(const Position& p, int num_legal) {
+    if (num_legal == 0) return {WinFor(Color(p.side)), Reason::kNoLegalMove};
+    return {};
+  }
+};
+
 static_assert(Game<TicTacToeGame>);
 static_assert(Game<PassNimGame>);
+static_assert(Game<MisereNimGame>);
 static_assert(Game<CountedTicTacToeGame>);
 
 }  // namespace vz::search_testing

@@ -274,6 +274,33 @@ TEST_F(UciCliTest, StopEndsAnInfiniteSearchAndIsReadyIsAnsweredMeanwhile) {
   EXPECT_EQ(uci.Finish(), 0);
 }
 
+// Issue 17, fault 1: at the Hash cap the search stops with an info string and its best move so
+// far (it used to go on re-evaluating the same leaves, and its score drifted to cp 800); in `go
+// infinite` the bestmove still waits for `stop`.
+TEST_F(UciCliTest, FullTreeStopsTheSearch) {
+  UciProcess uci({"--variant", "chaco-rex"});
+  uci.Send("setoption name Hash value 1");
+  uci.Send("position startpos");
+  uci.Send("go nodes 200000");
+  const std::vector<std::string> lines = uci.ReadUntil("bestmove");
+  ASSERT_FALSE(lines.empty());
+  bool told = false;
+  for (const std::string& line : lines)
+    told = told || line.find("the tree is full") != std::string::npos;
+  EXPECT_TRUE(told) << "no info string about the full tree";
+  GameState<chaco_rex::ChacoRexGame> game;
+  ExpectLegalProtocolMove(game, Words(lines.back()).at(1));
+  uci.Send("go infinite");
+  uci.Send("isready");
+  for (const std::string& line : uci.ReadUntil("readyok")) {
+    EXPECT_FALSE(StartsWith(line, "bestmove")) << "bestmove before stop in go infinite";
+  }
+  uci.Send("stop");
+  ExpectLegalProtocolMove(game, uci.BestMove());
+  uci.Send("quit");
+  EXPECT_EQ(uci.Finish(), 0);
+}
+
 TEST_F(UciCliTest, EndOfInputFinishesTheSearchWithLimits) {
   UciProcess uci({"--variant", "chad", "--nodes", "30"});
   uci.Send("position startpos");
