@@ -184,8 +184,8 @@ class ParallelRolloutEvaluator final : public Evaluator<G> {
 
 // ---- The engine of one game -----------------------------------------------------------------
 
-// Position, search tree and evaluator of the game being played. The main thread and the search
-// thread never use it at the same time (the main thread joins the search first).
+// Position, search tree and evaluator of the game being played. The caller's thread and the search
+// thread never use it at the same time (Handle joins the search first).
 class Session {
  public:
   virtual ~Session() = default;
