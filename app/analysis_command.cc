@@ -23,7 +23,6 @@
 #include "engine/search/search_params.h"
 #include "selfplay/analysis.h"
 #if defined(VZ_HAVE_TORCH)
-#include "nets/net_file.h"
 #include "nets/variant_nets.h"
 #endif
 
@@ -99,20 +98,13 @@ void RunAnalysis(const AnalysisOptions& options) {
   config.default_variant = options.variant;
   config.version = VZ_VERSION;
   config.git_revision = VZ_GIT_REVISION;
-  for (const std::string& path : options.nets) {
 #if defined(VZ_HAVE_TORCH)
-    // A net file names its game: each --net serves the variant it was made for.
-    const nets::NetFile net = nets::ReadNetFile(path);
-    nets::CheckNetForItsGame(net, path);
-    if (config.nets.count(net.game) > 0) {
-      throw Error("--net " + path + ": a second net for " + net.game + " (after " +
-                  config.nets[net.game] + "; one net per variant)");
-    }
-    config.nets[net.game] = path;
+  config.nets = nets::NetFilesByGame(options.nets);
 #else
-    throw Error("--net " + path + ": this vzero was built without LibTorch (no nets/)");
-#endif
+  if (!options.nets.empty()) {
+    throw Error("--net " + options.nets[0] + ": this vzero was built without LibTorch (no nets/)");
   }
+#endif
   AnalysisEngine engine(config, WriteLine);
   std::string rollout;
   for (const Variant* variant : AllVariants()) {

@@ -19,6 +19,7 @@ void AddBenchCommand(CLI::App& app);
 void AddMatchCommand(CLI::App& app);
 void AddLadderCommand(CLI::App& app);
 void AddReportCommand(CLI::App& app);
+void AddServeCommand(CLI::App& app);
 #if defined(VZ_HAVE_TORCH)
 void AddNetCommand(CLI::App& app);
 void AddNnBenchCommand(CLI::App& app);

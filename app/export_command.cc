@@ -2,8 +2,10 @@
 
 #include <fmt/core.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "app/commands.h"
 #include "nets/net_architecture.h"
@@ -19,7 +21,10 @@ struct ExportOptions {
 };
 
 void RunExportCommand(const ExportOptions& options) {
-  const nets::NetFile net = nets::ExportCheckpoint(options.checkpoint);
+  std::vector<std::string> warnings;
+  const nets::NetFile net = nets::ExportCheckpoint(options.checkpoint, 0, &warnings);
+  for (const std::string& warning : warnings)
+    std::fprintf(stderr, "warning: %s\n", warning.c_str());
   nets::WriteNetFile(options.output, net);
   fmt::print("{}: {} net, {}, step {} -> {}\n", options.checkpoint, net.game,
              nets::DescribeArchitecture(net.architecture), net.provenance.training_steps,

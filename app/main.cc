@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   vz::app::AddMatchCommand(app);
   vz::app::AddLadderCommand(app);
   vz::app::AddReportCommand(app);
+  vz::app::AddServeCommand(app);
 #if defined(VZ_HAVE_TORCH)
   // LibTorch's CPU threads: VZ_TORCH_THREADS, default 1. Search batches are small and OpenMP's
   // busy waiting with one thread per core made a net search 10-40x slower on a loaded machine;

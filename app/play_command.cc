@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "app/commands.h"
+#include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/core/game_state.h"
 #include "engine/dispatch.h"
@@ -263,10 +264,7 @@ class PlaySession {
     }
     const std::string path =
         options_.save.empty() ? DefaultRecordPath(G::kName, kDraughts) : options_.save;
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << WriteRecord(game_, info);
-    out.close();
-    if (!out) throw Error("cannot write the game record to '" + path + "'");
+    WriteFileAtomically(path, WriteRecord(game_, info));
     fmt::print("saved: {}\n", path);
     std::fflush(stdout);
   }

@@ -16,7 +16,8 @@
 // policy indices of the legal moves, indices shared by several moves split equally; values are
 // the WDL softmax from the side to move's point of view. Each batch entry's moves must be the
 // rule core's legal moves in G::GenerateMoves order (as the search adds them): the device's move
-// counts and move-list digests are checked against the batch, and a mismatch throws vz::Error.
+// counts and move-list digests are checked against the batch, and a mismatch throws vz::Error; so
+// does a NaN or infinite prior or value, naming the net (CheckFiniteOutputs).
 // Thread-safety: Evaluate may be called from several threads at once (serialised by a mutex).
 // Torch-free header (the runner hides LibTorch); needs a build with the CUDA kernels
 // (VZ_HAVE_CUDA). Source: ../shared/design/ARCHITECTURE.md ("Networks and the GPU path").
@@ -142,6 +143,7 @@ class CudaEvaluator final : public Evaluator<G> {
                     " (entries must list every legal move in generation order)");
       }
     }
+    CheckFiniteOutputs(runner_->source(), n, offsets.data(), host_priors, host_wdl);
     std::span<float> all_priors = batch.all_priors();
     std::copy(host_priors, host_priors + total, all_priors.begin());
     for (int i = 0; i < n; ++i) {

@@ -1,7 +1,6 @@
 #include "nets/net_file.h"
 
 #include <fmt/core.h>
-#include <unistd.h>
 
 #include <bit>
 #include <cstring>
@@ -11,6 +10,7 @@
 #include <iterator>
 #include <set>
 
+#include "engine/core/atomic_file.h"
 #include "proto/net.pb.h"
 
 namespace vz::nets {
@@ -212,27 +212,6 @@ NetFile ParseNetFile(std::string_view bytes, std::string_view source) {
   net.provenance.source_revision = p.source_revision();
   net.provenance.note = p.note();
   return net;
-}
-
-void WriteFileAtomically(const std::string& path, std::string_view bytes) {
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(fmt::format("cannot write {}: cannot create {}", path, temporary));
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::filesystem::remove(temporary);
-      throw Error(fmt::format("cannot write {}: write failed (disk full?)", path));
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary);
-    throw Error(fmt::format("cannot write {}: {}", path, error.message()));
-  }
 }
 
 void WriteNetFile(const std::string& path, const NetFile& net) {

@@ -10,7 +10,7 @@
 //   bytes 16..23   FNV-1a 64 checksum of the payload
 //   bytes 24..     payload: a serialized vz.proto.Net
 // so that a truncated or corrupted file is reported as such instead of half-parsed.
-// Files are written atomically (a temporary file in the same folder, then rename).
+// Files are written by the project's one atomic writer (engine/core/atomic_file.h).
 
 #include <cstdint>
 #include <string>
@@ -70,7 +70,8 @@ std::string SerializeNetFile(const NetFile& net);
 // tensor name given twice, or an invalid architecture.
 NetFile ParseNetFile(std::string_view bytes, std::string_view source);
 
-// Writes `net` to `path` atomically. Throws vz::Error naming the path if it cannot be written.
+// Writes `net` to `path` atomically (vz::WriteFileAtomically). Throws vz::Error naming the path if
+// it cannot be written.
 void WriteNetFile(const std::string& path, const NetFile& net);
 
 // Reads and parses `path`. Throws vz::Error naming the path if it cannot be read, and the errors
@@ -110,9 +111,5 @@ std::string UtcNow();
 
 // Shape as "[32, 16, 3, 3]".
 std::string ShapeString(const std::vector<int64_t>& shape);
-
-// Writes `bytes` to `path` atomically (temporary file next to it, then rename). Throws vz::Error
-// naming the path on failure.
-void WriteFileAtomically(const std::string& path, std::string_view bytes);
 
 }  // namespace vz::nets

@@ -4,6 +4,7 @@
 #include <torch/cuda.h>
 #include <torch/utils.h>
 
+#include <cmath>
 #include <cstring>
 #include <mutex>
 
@@ -22,11 +23,31 @@ int CudaDeviceCount() { return int(torch::cuda::device_count()); }
 
 void SetCpuThreads(int threads) { torch::set_num_threads(std::max(1, threads)); }
 
+void CheckFiniteOutputs(std::string_view source, int batch, const int32_t* offsets,
+                        const float* policy, const float* wdl) {
+  for (int i = 0; i < batch; ++i) {
+    const char* what = nullptr;
+    for (int32_t k = offsets[i]; k < offsets[i + 1] && what == nullptr; ++k) {
+      if (!std::isfinite(policy[k])) what = "policy";
+    }
+    for (int k = 0; k < 3 && what == nullptr; ++k) {
+      if (!std::isfinite(wdl[3 * i + k])) what = "WDL";
+    }
+    if (what != nullptr) {
+      throw Error(fmt::format(
+          "net file {}: non-finite {} output (NaN or Inf) for batch entry {}: the net's weights "
+          "are corrupted or diverged; it cannot be used for search",
+          source, what, i));
+    }
+  }
+}
+
 struct NetRunner::Impl {
   PolicyValueNet net{nullptr};
   torch::Device device{torch::kCPU};
   torch::ScalarType dtype = torch::kFloat32;
   std::string precision;
+  std::string source;
   std::mutex mutex;
 
   // Returns {policy logits [batch, A] float32, wdl probabilities [batch, 3] float32} on device.
@@ -57,6 +78,7 @@ NetRunner::NetRunner(const NetFile& file, std::string_view source, const std::st
     throw Error(fmt::format("precision '{}': expected auto, fp32, fp16 or bf16", precision));
   }
   impl_->precision = chosen;
+  impl_->source = std::string(source);
   try {
     torch::NoGradGuard no_grad;
     impl_->net = PolicyValueNet(file.architecture);
@@ -96,6 +118,7 @@ void NetRunner::Run(const float* planes, int batch, const int32_t* action_offset
     throw Error(fmt::format("network evaluation on {} failed: {}", device(),
                             error.what_without_backtrace()));
   }
+  CheckFiniteOutputs(impl_->source, batch, action_offsets, logits, wdl);
 }
 
 void NetRunner::RunAll(const float* planes, int batch, float* policy_out, float* wdl) {
@@ -111,6 +134,10 @@ void NetRunner::RunAll(const float* planes, int batch, float* policy_out, float*
     throw Error(fmt::format("network evaluation on {} failed: {}", device(),
                             error.what_without_backtrace()));
   }
+  const int32_t actions = impl_->net->architecture.num_actions;
+  std::vector<int32_t> offsets(size_t(batch) + 1);
+  for (int i = 0; i <= batch; ++i) offsets[size_t(i)] = i * actions;
+  CheckFiniteOutputs(impl_->source, batch, offsets.data(), policy_out, wdl);
 }
 
 void NetRunner::WarmUp(int batch) {
@@ -172,5 +199,7 @@ const NetArchitecture& NetRunner::architecture() const { return impl_->net->arch
 std::string NetRunner::device() const { return impl_->device.str(); }
 
 std::string NetRunner::precision() const { return impl_->precision; }
+
+const std::string& NetRunner::source() const { return impl_->source; }
 
 }  // namespace vz::nets

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "nets/net_architecture.h"
 #include "nets/net_file.h"
@@ -21,6 +22,16 @@ int CudaDeviceCount();
 // Sets LibTorch's intra-op CPU threads for the whole process (`threads` >= 1). On a loaded
 // machine fewer threads than cores avoid OpenMP's busy waiting (tests use 1).
 void SetCpuThreads(int threads);
+
+// Throws vz::Error naming the net `source` when a value of a batch's outputs is NaN or infinite
+// (a corrupted or diverged net: a search fed such values cannot rank its moves):
+//   offsets  [batch + 1]   entry i's policy values are policy[offsets[i], offsets[i + 1])
+//   policy   [offsets[batch]]  policy logits or priors
+//   wdl      [batch][3]        WDL probabilities
+// Used by every network evaluator on its host outputs (NetRunner::Run and RunAll, the GPU
+// evaluator's priors and values).
+void CheckFiniteOutputs(std::string_view source, int batch, const int32_t* offsets,
+                        const float* policy, const float* wdl);
 
 class NetRunner {
  public:
@@ -39,11 +50,13 @@ class NetRunner {
   //   actions         [total]       policy indices in [0, num_actions)
   //   logits          [total]       output: policy logit of each requested action
   //   wdl             [batch][3]    output: win/draw/loss probabilities of the side to move
-  // Only the requested logits come back from the device. Throws vz::Error on a device failure.
+  // Only the requested logits come back from the device. Throws vz::Error on a device failure,
+  // and naming the net when an output is NaN or infinite (CheckFiniteOutputs).
   void Run(const float* planes, int batch, const int32_t* action_offsets, const int32_t* actions,
            float* logits, float* wdl);
 
-  // As Run, but every policy logit: policy [batch][num_actions], wdl [batch][3] probabilities.
+  // As Run, but every policy logit: policy [batch][num_actions], wdl [batch][3] probabilities
+  // (the same errors).
   void RunAll(const float* planes, int batch, float* policy, float* wdl);
 
   // Runs a few batches of zeros of size `batch` (kernel selection, allocator warm-up).
@@ -73,6 +86,7 @@ class NetRunner {
   const NetArchitecture& architecture() const;
   std::string device() const;     // e.g. "cuda:0"
   std::string precision() const;  // "fp32", "fp16" or "bf16"
+  const std::string& source() const;  // the net's name in errors (its file)
 
  private:
   struct Impl;

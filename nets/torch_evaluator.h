@@ -10,6 +10,8 @@
 // captures with the same start and end squares) share its probability equally, so the priors of
 // a position sum to 1. Values: the WDL head's softmax, from the side to move's point of view.
 // Results depend only on the position and its repetition count, so every entry stays cacheable.
+// A net whose output holds NaN or Inf makes Evaluate throw vz::Error naming the net file (never a
+// prior or value that is not a number reaches the search).
 // Thread-safety: Evaluate may be called from several threads at once (serialised by a mutex).
 
 #include <algorithm>

@@ -11,6 +11,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/zobrist.h"
+#include "nets/checkpoint_file.h"
 #include "nets/distributed.h"
 #include "nets/distributed_tensors.h"
 #include "nets/fresh_net.h"
@@ -288,6 +289,15 @@ TrainMetrics Trainer::Step(const TrainingBatch& batch) {
       s.MicroBatchBackward(batch, parts, metrics);
     }
     if (s.options.process_group != nullptr) s.AllReduce(metrics);
+    // Before the update: a non-finite loss (NaN weights from a corrupted net, or divergence) must
+    // neither reach the weights nor a checkpoint. Every rank sees the same averaged loss.
+    if (!std::isfinite(metrics.loss)) {
+      throw Error(fmt::format(
+          "training step {}: the loss is not finite ({}; policy {}, value {}): the network "
+          "diverged or its weights are corrupted; training stops and nothing after step {} is "
+          "checkpointed",
+          s.step + 1, metrics.loss, metrics.policy_loss, metrics.value_loss, s.step));
+    }
     s.optimizer->step();
   } catch (const c10::Error& error) {
     throw Error(
@@ -329,6 +339,14 @@ void Trainer::SaveCheckpoint(const std::string& path) const {
   const Impl& s = *impl_;
   std::ostringstream bytes;
   try {
+    for (const torch::Tensor& tensor : s.State()) {
+      if (!torch::isfinite(tensor).all().item<bool>()) {
+        throw Error(fmt::format(
+            "checkpoint {}: not written: the weights of step {} hold NaN or Inf (training "
+            "diverged); the last checkpoint stays",
+            path, s.step));
+      }
+    }
     torch::serialize::OutputArchive archive;
     torch::serialize::OutputArchive model, optimizer;
     s.net->save(model);
@@ -348,40 +366,45 @@ void Trainer::SaveCheckpoint(const std::string& path) const {
     throw Error(
         fmt::format("checkpoint {}: cannot serialize: {}", path, error.what_without_backtrace()));
   }
-  WriteFileAtomically(path, bytes.str());
+  WriteCheckpointFile(path, bytes.str());
 }
 
-void Trainer::LoadCheckpoint(const std::string& path) {
+CheckpointLoad Trainer::LoadCheckpoint(const std::string& path) {
   Impl& s = *impl_;
-  try {
-    torch::serialize::InputArchive archive;
-    archive.load_from(path, s.device);
-    torch::Tensor header;
-    archive.read("header", header);
-    if (TensorBytes(header) != HeaderBytes(s.header)) {
-      throw Error(
-          fmt::format("checkpoint {}: made for another game, encoding or architecture "
-                      "than this trainer's ({})",
-                      path, DescribeArchitecture(s.header.architecture)));
-    }
-    torch::serialize::InputArchive model, optimizer;
-    archive.read("model", model);
-    archive.read("optimizer", optimizer);
-    s.net->load(model);
-    s.optimizer->load(optimizer);
-    torch::Tensor step, random_state, rng;
-    archive.read("step", step);
-    archive.read("random_state", random_state);
-    archive.read("torch_cpu_rng", rng);
-    s.step = step.item<int64_t>();
-    s.random_state = uint64_t(random_state.item<int64_t>());
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(rng);
-  } catch (const c10::Error& error) {
-    throw Error(
-        fmt::format("checkpoint {}: cannot load it: {}", path, error.what_without_backtrace()));
-  }
+  const CheckpointLoad load =
+      ReadNewestCheckpoint(path, [&](const std::string& bytes, const std::string& file) {
+        try {
+          torch::serialize::InputArchive archive;
+          archive.load_from(bytes.data(), bytes.size(), s.device);
+          torch::Tensor header;
+          archive.read("header", header);
+          if (TensorBytes(header) != HeaderBytes(s.header)) {
+            throw Error(
+                fmt::format("checkpoint {}: made for another game, encoding or architecture "
+                            "than this trainer's ({})",
+                            file, DescribeArchitecture(s.header.architecture)));
+          }
+          torch::serialize::InputArchive model, optimizer;
+          archive.read("model", model);
+          archive.read("optimizer", optimizer);
+          s.net->load(model);
+          s.optimizer->load(optimizer);
+          torch::Tensor step, random_state, rng;
+          archive.read("step", step);
+          archive.read("random_state", random_state);
+          archive.read("torch_cpu_rng", rng);
+          s.step = step.item<int64_t>();
+          s.random_state = uint64_t(random_state.item<int64_t>());
+          auto generator = at::detail::getDefaultCPUGenerator();
+          std::lock_guard<std::mutex> lock(generator.mutex());
+          generator.set_state(rng);
+        } catch (const c10::Error&) {
+          // LibTorch's message ("failed finding central directory", a backtrace) means nothing to a
+          // user; the file is what is wrong.
+          throw Error(
+              fmt::format("checkpoint {}: corrupted: its LibTorch archive does not load", file));
+        }
+      });
   if (s.options.process_group != nullptr) {
     std::vector<double> steps = {double(s.step), -double(s.step)};
     s.options.process_group->AllReduce(steps, ReduceOp::kMax);
@@ -391,6 +414,7 @@ void Trainer::LoadCheckpoint(const std::string& path) {
     }
     s.BroadcastState();
   }
+  return load;
 }
 
 NetFile Trainer::ExportNet(uint64_t games, const std::string& parent,
@@ -408,31 +432,37 @@ NetFile Trainer::ExportNet(uint64_t games, const std::string& parent,
 
 int64_t Trainer::step() const { return impl_->step; }
 
-NetFile ExportCheckpoint(const std::string& path, uint64_t games) {
+NetFile ExportCheckpoint(const std::string& path, uint64_t games,
+                         std::vector<std::string>* warnings) {
   // Only the header, the weights and the step are read: the optimizer's state (SGD or AdamW)
   // does not matter for a net file.
-  try {
-    torch::serialize::InputArchive archive;
-    archive.load_from(path, torch::kCPU);
-    torch::Tensor header_tensor, step;
-    if (!archive.try_read("header", header_tensor) || !archive.try_read("step", step)) {
-      throw Error(fmt::format("checkpoint {}: not a vzero checkpoint (no net header)", path));
-    }
-    NetFile net = ParseNetFile(TensorBytes(header_tensor), path);
-    PolicyValueNet model = MakeFreshNet(net.architecture, 0);
-    torch::serialize::InputArchive weights;
-    archive.read("model", weights);
-    model->load(weights);
-    net.tensors = ExportTensors(model);
-    net.provenance = {};
-    net.provenance.training_steps = uint64_t(step.item<int64_t>());
-    net.provenance.games = games;
-    net.provenance.created = UtcNow();
-    return net;
-  } catch (const c10::Error& error) {
-    throw Error(
-        fmt::format("checkpoint {}: cannot load it: {}", path, error.what_without_backtrace()));
-  }
+  NetFile net;
+  const CheckpointLoad load =
+      ReadNewestCheckpoint(path, [&](const std::string& bytes, const std::string& file) {
+        try {
+          torch::serialize::InputArchive archive;
+          archive.load_from(bytes.data(), bytes.size(), torch::kCPU);
+          torch::Tensor header_tensor, step;
+          if (!archive.try_read("header", header_tensor) || !archive.try_read("step", step)) {
+            throw Error(fmt::format("checkpoint {}: not a vzero checkpoint (no net header)", file));
+          }
+          net = ParseNetFile(TensorBytes(header_tensor), file);
+          PolicyValueNet model = MakeFreshNet(net.architecture, 0);
+          torch::serialize::InputArchive weights;
+          archive.read("model", weights);
+          model->load(weights);
+          net.tensors = ExportTensors(model);
+          net.provenance = {};
+          net.provenance.training_steps = uint64_t(step.item<int64_t>());
+          net.provenance.games = games;
+          net.provenance.created = UtcNow();
+        } catch (const c10::Error&) {
+          throw Error(
+              fmt::format("checkpoint {}: corrupted: its LibTorch archive does not load", file));
+        }
+      });
+  if (warnings != nullptr) *warnings = load.warnings;
+  return net;
 }
 
 uint64_t Trainer::NextRandom() {

@@ -11,8 +11,10 @@
 // linear warm-up followed by cosine decay to `final_learning_rate_fraction` at total_steps, or
 // step decay (x 0.1 at 50% and 75% of total_steps).
 // Checkpoints hold the weights, the optimizer's state, the step, LibTorch's CPU random generator
-// and the trainer's own generator, and are written atomically; LoadCheckpoint resumes exactly
-// (the same batches then give bit-identical weights on the CPU).
+// and the trainer's own generator, in a file with a CRC-32 that keeps the previous good one
+// (nets/checkpoint_file.h); LoadCheckpoint resumes exactly (the same batches then give
+// bit-identical weights on the CPU). A non-finite loss stops training before the update, and
+// non-finite weights are never checkpointed.
 // Not thread-safe.
 
 #include <cstdint>
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "nets/checkpoint_file.h"
 #include "nets/net_file.h"
 
 namespace vz::nets {
@@ -90,8 +93,9 @@ class Trainer {
   Trainer& operator=(const Trainer&) = delete;
 
   // One optimizer step on `batch`. Throws vz::Error if the arrays do not match batch.size and
-  // the architecture, if batch.size is not a multiple of micro_batches, and on a failed
-  // collective of the process group.
+  // the architecture, if batch.size is not a multiple of micro_batches, on a failed collective of
+  // the process group, and (before touching the weights: the step is not taken) when the loss is
+  // NaN or infinite.
   TrainMetrics Step(const TrainingBatch& batch);
 
   // Evaluates the loss and accuracies of `batch` without training (eval mode).
@@ -101,12 +105,17 @@ class Trainer {
   // [batch][num_actions] and WDL probabilities [batch][3] out.
   void Predict(const float* planes, int batch, float* policy, float* wdl);
 
-  // Saves the full training state to `path` atomically. Throws vz::Error naming the path.
+  // Saves the full training state to `path` (WriteCheckpointFile: atomic, checksummed, the
+  // previous good file kept as PreviousCheckpointPath(path)). Throws vz::Error naming the path on
+  // I/O failures, and without writing anything when a weight or statistic is NaN or infinite.
   void SaveCheckpoint(const std::string& path) const;
-  // Restores a state saved by SaveCheckpoint of a trainer with the same architecture (with a
-  // process group every rank loads it, then takes rank 0's weights). Throws vz::Error naming the
-  // path if it cannot be read or does not fit, or when the ranks loaded different steps.
-  void LoadCheckpoint(const std::string& path);
+  // Restores a state saved by SaveCheckpoint of a trainer with the same architecture: from
+  // `path`, or from its previous file when `path` is missing, fails its checksum or does not load
+  // (ReadNewestCheckpoint; the result names the file and carries the warnings to log). With a
+  // process group every rank loads, then takes rank 0's weights. Throws vz::Error naming the path
+  // and each file's fault when no good checkpoint is left (never LibTorch's own message), when
+  // it was made for another game or architecture, or when the ranks loaded different steps.
+  CheckpointLoad LoadCheckpoint(const std::string& path);
 
   // The current weights as a net file; provenance: training_steps = step(), games = `games`,
   // parent, created now, source_revision.
@@ -124,10 +133,13 @@ class Trainer {
   std::unique_ptr<Impl> impl_;
 };
 
-// The weights of the checkpoint at `path` (any Trainer's SaveCheckpoint) as a net file, without
-// knowing its game or architecture beforehand (the checkpoint carries its net header); provenance
-// training_steps = the checkpoint's step, games = `games`, created now. Throws vz::Error naming
-// the path if it cannot be read or is not a vzero checkpoint.
-NetFile ExportCheckpoint(const std::string& path, uint64_t games = 0);
+// The weights of the checkpoint at `path` (any Trainer's SaveCheckpoint; its previous file when
+// it is unusable, as LoadCheckpoint) as a net file, without knowing its game or architecture
+// beforehand (the checkpoint carries its net header); provenance training_steps = the
+// checkpoint's step, games = `games`, created now. The warnings of the load go to `warnings`
+// when given. Throws vz::Error naming the path if no good checkpoint is left or it is not a
+// vzero checkpoint.
+NetFile ExportCheckpoint(const std::string& path, uint64_t games = 0,
+                         std::vector<std::string>* warnings = nullptr);
 
 }  // namespace vz::nets

@@ -70,6 +70,20 @@ void CheckNetForItsGame(const NetFile& net, std::string_view source) {
   });
 }
 
+std::map<std::string, std::string> NetFilesByGame(const std::vector<std::string>& paths) {
+  std::map<std::string, std::string> nets;
+  for (const std::string& path : paths) {
+    const NetFile net = ReadNetFile(path);
+    CheckNetForItsGame(net, path);
+    if (nets.count(net.game) > 0) {
+      throw Error("--net " + path + ": a second net for " + net.game + " (after " + nets[net.game] +
+                  "; one net per variant)");
+    }
+    nets[net.game] = path;
+  }
+  return nets;
+}
+
 NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std::string& device,
                          const std::string& precision, const std::vector<int>& batch_sizes,
                          double seconds_per_size) {

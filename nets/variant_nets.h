@@ -4,6 +4,7 @@
 // chosen by its registry name at run time, see engine/registry.h). Torch-free header.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,12 @@ NetFile FreshNetForVariant(std::string_view variant, std::string_view preset, ui
 // Throws vz::Error if `net` (read from `source`) does not fit the game it names: an unknown
 // game, or another encoding, version or input/policy shape than this build's.
 void CheckNetForItsGame(const NetFile& net, std::string_view source);
+
+// The net file of each game among `paths` (registry name -> path), for the commands whose repeated
+// --net serves the game each file names (`vzero analysis`, `vzero serve`). Throws vz::Error naming
+// the path for a file that cannot be read or does not fit its game, and for a second net of one
+// game.
+std::map<std::string, std::string> NetFilesByGame(const std::vector<std::string>& paths);
 
 // One line of `vzero nnbench`.
 struct NnBenchRow {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything vzero needs on Debian 12, idempotently:
-#   - Debian packages (compiler, CMake, protobuf, GoogleTest, CLI11, fmt, spdlog, nlohmann-json, ...)
+#   - Debian packages (compiler, CMake, protobuf, GoogleTest, CLI11, fmt, spdlog, nlohmann-json,
+#     cpp-httplib for `vzero serve`, chromium + chromedriver + selenium for its browser test, ...)
 #   - LibTorch, from PyPI's `torch` wheel pinned to the GPU machines' version, into a virtual
 #     environment at a fixed path outside the checkout (created only when missing).
 # Usage: scripts/setup.sh            (as root; safe to rerun)
@@ -17,7 +18,9 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev zlib1g-dev
-  gnuplot-nox hyperfine
+  gnuplot-nox hyperfine ccache
+  libcpp-httplib-dev
+  chromium chromium-driver python3-selenium
   clang libclang-rt-14-dev llvm
 )
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "nets/net_file.h"
 #include "selfplay/match.h"
@@ -105,7 +106,7 @@ class Gate {
   }
 
   void WriteVerdict(int64_t step, const json& verdict) {
-    nets::WriteFileAtomically(Candidate(step, "json"), verdict.dump(2) + "\n");
+    WriteFileAtomically(Candidate(step, "json"), verdict.dump(2) + "\n");
   }
 
   // Plays candidate `step` against the best; returns whether it was promoted.
@@ -113,6 +114,21 @@ class Gate {
     const proto::GatingConfig& g = config_.gating();
     const fs::path nets_dir = dir_ / "nets";
     const int best_generation = HighestGeneration(nets_dir.string());
+    const int64_t promoted_step = PromotedStep(nets_dir.string());
+    if (promoted_step >= step) {
+      // A gate killed between the promotion and its verdict: the promoted net is the verdict.
+      WriteVerdict(step, {{"type", "gating"},
+                          {"time", nets::UtcNow()},
+                          {"step", step},
+                          {"promoted", promoted_step == step},
+                          {"generation", best_generation},
+                          {"recovered", true}});
+      log_.Info(
+          fmt::format("candidate of step {}: best-{:04d} holds step {} already (promoted "
+                      "before a restart); not gated again",
+                      step, best_generation, promoted_step));
+      return false;
+    }
     const std::string best = best_generation > 0
                                  ? (nets_dir / GenerationFile(best_generation)).string()
                                  : (nets_dir / "initial.vznet").string();
@@ -201,6 +217,7 @@ GateRoleOutcome RunGateRole(const GateRoleRequest& request) {
     outcome.generation = HighestGeneration((fs::path(request.run_dir) / "nets").string());
     return outcome;
   }
+  const RunLock lock(request.run_dir, "gate.lock", "vzero gate");
   Gate gate(request, *config, log);
   return gate.Run();
 }

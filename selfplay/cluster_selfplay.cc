@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/core/zobrist.h"
 #include "engine/dispatch.h"
@@ -158,7 +159,7 @@ class SelfPlayWorker {
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(records, error)) {
       const std::string name = entry.path().filename().string();
-      if (name.rfind(prefix, 0) == 0 && name.find(".vzr.tmp-") != std::string::npos) {
+      if (name.rfind(prefix, 0) == 0 && ParseTemporaryName(name, nullptr)) {
         fs::remove(entry.path(), error);
         log_.Info("removed the unfinished chunk " + entry.path().string());
       }

@@ -19,6 +19,7 @@
 #include <tuple>
 #include <utility>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/core/zobrist.h"
 #include "engine/dispatch.h"
@@ -145,10 +146,15 @@ class TrainerRole {
     if (Leader()) {
       CreateRunDirectories(dir_.string(),
                            {"records", "checkpoints", "nets", "nets/candidates", "logs", "plots"});
+      // Only the trainer writes checkpoints/ and plots/: their temporary files are of killed
+      // saves (the shared folders' may be another host's live writer's, and are left alone).
+      lock_ = std::make_unique<RunLock>(dir_.string(), "lock", "vzero trainer");
+      RemoveStaleTemporaryFiles((dir_ / "checkpoints").string(), /*only_dead_writers=*/false);
+      RemoveStaleTemporaryFiles((dir_ / "plots").string(), /*only_dead_writers=*/false);
       metrics_ = std::make_unique<MetricsFile>((dir_ / "metrics.jsonl").string());
       const nets::NetFile initial = InitialNet();
       net_bytes = nets::SerializeNetFile(initial);
-      header = {{"checkpoint", fs::exists(checkpoint_path_)},
+      header = {{"checkpoint", nets::CheckpointExists(checkpoint_path_)},
                 {"config_hash", fmt::format("{:016x}", TrainConfigHash(config_))}};
     }
     std::string header_text = header.dump();
@@ -177,7 +183,10 @@ class TrainerRole {
     options.seed = config_.seed();
     options.process_group = group_;
     trainer_ = std::make_unique<nets::Trainer>(initial, options);
-    if (header.value("checkpoint", false)) trainer_->LoadCheckpoint(checkpoint_path_);
+    if (header.value("checkpoint", false)) {
+      const nets::CheckpointLoad load = trainer_->LoadCheckpoint(checkpoint_path_);
+      for (const std::string& warning : load.warnings) Warn(warning);
+    }
     last_checkpoint_step_ = trainer_->step();
     if (Leader()) {
       log_.Info(fmt::format(
@@ -445,15 +454,7 @@ class TrainerRole {
       return fs::exists(candidates / CandidateName(step, "vznet")) ||
              fs::exists(candidates / CandidateName(step, "json"));
     }
-    const int generation = HighestGeneration((dir_ / "nets").string());
-    if (generation == 0) return false;
-    try {
-      const nets::NetFile best =
-          nets::ReadNetFile((dir_ / "nets" / GenerationFile(generation)).string());
-      return int64_t(best.provenance.training_steps) >= step;
-    } catch (const Error&) {
-      return false;
-    }
+    return PromotedStep((dir_ / "nets").string()) >= step;
   }
 
   // Rank 0: the current weights as a candidate for the gate, or promoted at once (gating off).
@@ -499,7 +500,7 @@ class TrainerRole {
     state["duplicates"] = duplicates_;
     state["generation"] = HighestGeneration((dir_ / "nets").string());
     state["best_net"] = (dir_ / "nets" / "best.vznet").string();
-    nets::WriteFileAtomically((dir_ / "state.json").string(), state.dump(2) + "\n");
+    WriteFileAtomically((dir_ / "state.json").string(), state.dump(2) + "\n");
   }
 
   std::string RatesLine() const {
@@ -523,6 +524,7 @@ class TrainerRole {
   nets::DistributedEnv env_;
   nets::ProcessGroup* group_;
   RunLog& log_;
+  std::unique_ptr<RunLock> lock_;         // rank 0
   std::unique_ptr<MetricsFile> metrics_;  // rank 0
   ReplayWindow<G> window_;
   std::unique_ptr<nets::Trainer> trainer_;

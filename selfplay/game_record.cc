@@ -17,6 +17,7 @@
 #include <tuple>
 #include <utility>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 
 namespace vz {
@@ -45,26 +46,6 @@ uint32_t Crc32(std::string_view bytes, uint32_t crc = 0) {
 }
 
 std::string SystemError() { return std::strerror(errno); }
-
-// Writes all of `bytes` to `fd`; false on failure (errno set).
-bool WriteAll(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t written = ::write(fd, bytes.data(), bytes.size());
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    bytes.remove_prefix(static_cast<size_t>(written));
-  }
-  return true;
-}
-
-std::string DirectoryOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
 
 // The number of a chunk file name "chunk-<digits>.vzr", or -1 for any other name.
 int64_t ChunkNumber(std::string_view name) {
@@ -125,32 +106,7 @@ std::string RecordChunkName(int64_t number) {
 }
 
 void WriteRecordChunk(const std::string& path, const std::vector<proto::GameRecord>& records) {
-  const std::string bytes = Serialize(records, path);
-  const std::string temporary = fmt::format("{}.tmp-{}", path, ::getpid());
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(fmt::format("{}: cannot create ({})", temporary, SystemError()));
-  if (!WriteAll(fd, bytes) || ::fsync(fd) != 0) {
-    const std::string reason = SystemError();
-    ::close(fd);
-    ::unlink(temporary.c_str());
-    throw Error(fmt::format("{}: cannot write ({})", path, reason));
-  }
-  if (::close(fd) != 0) {
-    const std::string reason = SystemError();
-    ::unlink(temporary.c_str());
-    throw Error(fmt::format("{}: cannot write ({})", path, reason));
-  }
-  if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string reason = SystemError();
-    ::unlink(temporary.c_str());
-    throw Error(fmt::format("{}: cannot rename the temporary file into place ({})", path, reason));
-  }
-  // The rename is durable once the directory is: a crash after this returns keeps the chunk.
-  const int directory = ::open(DirectoryOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (directory >= 0) {
-    ::fsync(directory);
-    ::close(directory);
-  }
+  WriteFileAtomically(path, Serialize(records, path));
 }
 
 std::vector<proto::GameRecord> ReadRecordChunk(const std::string& path) {

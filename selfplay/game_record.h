@@ -2,9 +2,10 @@
 
 // Record chunk files: the finished self-play games (proto::GameRecord, proto/train.proto) that
 // actors append to a run directory's records/ folder, a chunk of games per file, and the trainer
-// reads back. A chunk is written to a temporary name in the same directory, fsync'd and renamed
-// (then the directory is fsync'd), so a reader never sees a half-written chunk under its final
-// name, whenever the writer is killed (the scheme of KataGo's self-play data files).
+// reads back. A chunk is written by the project's one atomic writer (engine/core/atomic_file.h:
+// a temporary name in the same directory, fsync'd, renamed, the directory fsync'd), so a reader
+// never sees a half-written chunk under its final name, whenever the writer is killed (the scheme
+// of KataGo's self-play data files).
 //
 // File layout (all integers little-endian unsigned 32-bit):
 //   offset 0   magic "VZRC"
@@ -36,11 +37,10 @@ inline constexpr uint32_t kRecordChunkVersion = 1;
 // 999999). Throws vz::Error for a negative number.
 std::string RecordChunkName(int64_t number);
 
-// Writes `records` (any number, 0 included) to `path` atomically: to `path` + ".tmp-<pid>" in the
-// same directory, fsync'd, renamed to `path` (replacing an existing file), and the directory
-// fsync'd. Throws vz::Error naming the path (and the system's reason) if the directory does not
-// exist, a write fails (full disk) or a record does not serialize; the temporary file is removed
-// then.
+// Writes `records` (any number, 0 included) to `path` atomically (vz::WriteFileAtomically,
+// replacing an existing file). Throws vz::Error naming the path (and the system's reason) if the
+// directory does not exist, a write fails (full disk) or a record does not serialize; the temporary
+// file is removed then.
 void WriteRecordChunk(const std::string& path, const std::vector<proto::GameRecord>& records);
 
 // Reads every record of the chunk at `path`, in the order written. Throws vz::Error naming the

@@ -66,7 +66,20 @@ constexpr bool IsDraughts() {
   return std::string_view(G::kName) == "portuguese-draughts";
 }
 
-// Writes one game (start position and moves of `state`) as PGN, or PDN for draughts. The text
+// The move number a record gives the first move played from `position`: the position string's
+// (G::MoveNumber, the PGN FEN's full-move field) for the games that have one, else 1.
+template <Game G>
+int RecordMoveNumber(const typename G::Position& position) {
+  if constexpr (requires { G::MoveNumber(position); }) {
+    return G::MoveNumber(position);
+  } else {
+    return 1;
+  }
+}
+
+// Writes one game (start position and moves of `state`) as PGN, or PDN for draughts. Moves are
+// numbered from the start position's move number (RecordMoveNumber: `150.`, or `150...` when
+// Black moves first). The text
 // ends with a blank line, so that records can be concatenated into one file.
 template <Game G>
 std::string WriteRecord(const GameState<G>& state, const RecordInfo& info) {
@@ -114,7 +127,7 @@ std::string WriteRecord(const GameState<G>& state, const RecordInfo& info) {
     }
     line += line.empty() ? token : " " + token;
   };
-  int move_number = 1;
+  int move_number = RecordMoveNumber<G>(position);
   bool first = true;
   for (Move move : state.moves()) {
     const bool white = G::SideToMove(position) == Color::kWhite;

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,9 +15,11 @@
 #include <filesystem>
 #include <random>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "selfplay/train_config.h"
 #if VZ_HAVE_TORCH
+#include "nets/net_file.h"
 #include "nets/net_runner.h"
 #endif
 
@@ -150,35 +153,10 @@ proto::TrainConfig OverrideSavedConfig(const proto::TrainConfig& saved,
   return config;
 }
 
-bool CreateFileExclusively(const std::string& path, const std::string& bytes) {
-  // Unique among processes of any host and threads of this one.
-  static std::atomic<uint64_t> counter{std::random_device{}()};
-  const std::string temporary =
-      fmt::format("{}.tmp-new-{}-{:x}", path, ::getpid(), counter.fetch_add(0x9E3779B97F4A7C15ull));
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(fmt::format("cannot write {}: cannot create {}", path, temporary));
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      ::unlink(temporary.c_str());
-      throw Error(fmt::format("cannot write {}: write failed (disk full?)", path));
-    }
-  }
-  // link(2) never replaces an existing file: of processes racing to create `path`, one wins.
-  const int result = ::link(temporary.c_str(), path.c_str());
-  const int link_errno = errno;
-  ::unlink(temporary.c_str());
-  if (result == 0) return true;
-  if (link_errno == EEXIST) return false;
-  throw Error(fmt::format("cannot write {}: {}", path, std::strerror(link_errno)));
-}
-
 void AdoptRunConfig(const std::string& dir, const proto::TrainConfig& config) {
   CreateRunDirectories(dir, {});
   const std::string path = (fs::path(dir) / "config.txtpb").string();
-  if (CreateFileExclusively(path, TrainConfigText(config))) return;
+  if (CreateFileAtomically(path, TrainConfigText(config))) return;
   const proto::TrainConfig saved = ReadTrainConfigFile(path);
   if (TrainConfigHash(saved) != TrainConfigHash(config)) {
     throw Error(fmt::format(
@@ -201,6 +179,65 @@ void CreateRunDirectories(const std::string& dir, const std::vector<std::string>
       throw Error(fmt::format("run directory {}: cannot create {}: {}", dir, sub, error.message()));
     }
   }
+}
+
+RunLock::RunLock(const std::string& dir, const std::string& name, const std::string& holder) {
+  const std::string path = (fs::path(dir) / name).string();
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    throw Error(fmt::format("run directory {}: cannot open its lock file {} ({})", dir, path,
+                            std::strerror(errno)));
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    char text[256] = {};
+    const ssize_t length = ::pread(fd_, text, sizeof(text) - 1, 0);
+    std::string other = length > 0 ? std::string(text, size_t(length)) : std::string();
+    while (!other.empty() && (other.back() == '\n' || other.back() == ' ')) other.pop_back();
+    ::close(fd_);
+    fd_ = -1;
+    if (error == EWOULDBLOCK) {
+      throw Error(fmt::format(
+          "run directory {} is in use by {}, which holds {}; wait for it to stop, or use "
+          "another --run-dir",
+          dir, other.empty() ? "another process" : other, path));
+    }
+    throw Error(
+        fmt::format("run directory {}: cannot lock {} ({})", dir, path, std::strerror(error)));
+  }
+  const std::string text = fmt::format("{} (pid {})\n", holder, ::getpid());
+  if (::ftruncate(fd_, 0) == 0) {
+    [[maybe_unused]] const ssize_t written = ::pwrite(fd_, text.data(), text.size(), 0);
+  }
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
+int RemoveTemporaryFiles(const std::string& dir, const std::vector<std::string>& subdirs) {
+  int removed = RemoveStaleTemporaryFiles(dir, /*only_dead_writers=*/false);
+  for (const std::string& sub : subdirs) {
+    removed += RemoveStaleTemporaryFiles((fs::path(dir) / sub).string(), false);
+  }
+  return removed;
+}
+
+int64_t PromotedStep(const std::string& nets_dir) {
+#if VZ_HAVE_TORCH
+  const int generation = HighestGeneration(nets_dir);
+  if (generation == 0) return -1;
+  try {
+    const nets::NetFile best =
+        nets::ReadNetFile((fs::path(nets_dir) / GenerationFile(generation)).string());
+    return int64_t(best.provenance.training_steps);
+  } catch (const Error&) {
+    return -1;
+  }
+#else
+  (void)nets_dir;
+  return -1;
+#endif
 }
 
 }  // namespace vz

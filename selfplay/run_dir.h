@@ -8,9 +8,11 @@
 //   nets/candidates/candidate-SSSSSSSS.vznet   the trainer's candidate of step S (gating on)
 //   nets/candidates/candidate-SSSSSSSS.json    the gate's verdict on it
 //   logs/<role>.log, logs/<role>.jsonl         per-process log and metrics of the roles
-// Every file is written to a temporary name in its own directory and renamed, so a reader on any
-// machine sees a whole file or none (the shared filesystem must make a rename within one
-// directory atomic and give close-to-open consistency, as NFS does; docs/cluster.md).
+//   lock, gate.lock                          the locks of the unique roles (RunLock)
+// Every file is written by the one atomic writer (engine/core/atomic_file.h: a temporary name in
+// its own directory, fsync'd, renamed), so a reader on any machine sees a whole file or none (the
+// shared filesystem must make a rename within one directory atomic and give close-to-open
+// consistency, as NFS does; docs/cluster.md).
 // Thread-safety: RunLog and MetricsFile are not thread-safe; the functions share no state.
 
 #include <cstdint>
@@ -110,13 +112,36 @@ proto::TrainConfig OverrideSavedConfig(const proto::TrainConfig& saved,
 // vz::Error naming the directory for another config, and on I/O failures.
 void AdoptRunConfig(const std::string& dir, const proto::TrainConfig& config);
 
-// Creates `path` with `bytes` unless it exists, atomically (temporary file, then link(2), which
-// refuses to replace). Returns false when the file already existed. Throws vz::Error naming the
-// path on I/O failures.
-bool CreateFileExclusively(const std::string& path, const std::string& bytes);
-
 // Creates dir and the sub-directories `subdirs` (relative). Throws vz::Error naming the one that
 // cannot be created.
 void CreateRunDirectories(const std::string& dir, const std::vector<std::string>& subdirs);
+
+// An exclusive lock on the file <dir>/<name> (flock(2)), held by this object: the one process of
+// a role that must be unique in a run directory (`vzero train` and the trainer role take "lock",
+// the gate role "gate.lock"). The kernel releases it when the process ends, SIGKILL included, so
+// a killed run never leaves a stale lock. The file holds the holder's description and pid, for
+// the message of the next one. Throws vz::Error naming the directory, the holder and its pid when
+// another process holds the lock, or naming the file when it cannot be opened. Not copyable.
+class RunLock {
+ public:
+  RunLock(const std::string& dir, const std::string& name, const std::string& holder);
+  ~RunLock();
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// Deletes the temporary files of killed saves (engine/core/atomic_file.h) in `dir` and in each of
+// `subdirs` (relative; not recursive): all of them, so only a holder of the run's lock whose role
+// writes every file of those folders may call it. Returns the number removed. Never throws.
+int RemoveTemporaryFiles(const std::string& dir, const std::vector<std::string>& subdirs);
+
+// The training step of the highest promoted net of `nets_dir` (best-NNNN.vznet: its provenance's
+// training_steps), or -1 when there is none or it cannot be read (or in a build without
+// LibTorch). A step at or after a candidate's means that candidate was promoted (or overtaken)
+// already, by a process killed before it recorded its verdict: promotion is idempotent by it.
+int64_t PromotedStep(const std::string& nets_dir);
 
 }  // namespace vz

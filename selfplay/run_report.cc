@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 
 namespace vz {
@@ -149,9 +150,7 @@ std::vector<std::string> Draw(const std::string& run_dir) {
   }
   auto write = [&](const char* name, const std::ostringstream& data) {
     const fs::path path = plots / name;
-    std::ofstream out(path);
-    out << data.str();
-    if (!out) throw Error("cannot write " + path.string());
+    WriteFileAtomically(path.string(), data.str());
     return path;
   };
   std::string script = "set terminal svg size 900,500 dynamic background rgb 'white'\n";
@@ -191,11 +190,7 @@ std::vector<std::string> Draw(const std::string& run_dir) {
   }
   if (drawn.empty()) return drawn;
   const fs::path script_path = plots / "plots.gp";
-  {
-    std::ofstream out(script_path);
-    out << script;
-    if (!out) throw Error("cannot write " + script_path.string());
-  }
+  WriteFileAtomically(script_path.string(), script);
   const std::string command =
       "gnuplot " + ShellQuoted(script_path) + " 2>" + ShellQuoted(plots / "gnuplot.log");
   const int status = std::system(command.c_str());

@@ -20,6 +20,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/dispatch.h"
 #include "nets/augment.h"
@@ -187,7 +188,10 @@ class TrainLoop {
     options.seed = config_.seed();
     trainer_ = std::make_unique<nets::Trainer>(initial, options);
     checkpoint_path_ = (dir_ / "checkpoints" / "trainer.ckpt").string();
-    if (fs::exists(checkpoint_path_)) trainer_->LoadCheckpoint(checkpoint_path_);
+    if (nets::CheckpointExists(checkpoint_path_)) {
+      const nets::CheckpointLoad load = trainer_->LoadCheckpoint(checkpoint_path_);
+      for (const std::string& warning : load.warnings) log_.Info("warning: " + warning);
+    }
     last_checkpoint_step_ = trainer_->step();
 
     ReadState();
@@ -218,7 +222,15 @@ class TrainLoop {
     const int64_t every = int64_t(config_.optimizer().checkpoint_every_steps());
     if (trainer_->step() > 0 && trainer_->step() % every == 0 &&
         last_gated_step_ < trainer_->step()) {
-      Gate();
+      if (PromotedStep((dir_ / "nets").string()) >= trainer_->step()) {
+        // Killed between the promotion and state.json: the promoted net is the verdict.
+        last_gated_step_ = trainer_->step();
+        log_.Info(fmt::format("step {} was promoted to {} before the run stopped; not gated again",
+                              trainer_->step(), NetId()));
+        SaveState();
+      } else {
+        Gate();
+      }
     }
   }
 
@@ -256,7 +268,7 @@ class TrainLoop {
     state["last_gated_step"] = last_gated_step_;
     state["last_gating"] = last_gating_;
     state["elapsed_seconds"] = elapsed_before_;
-    nets::WriteFileAtomically((dir_ / "state.json").string(), state.dump(2) + "\n");
+    WriteFileAtomically((dir_ / "state.json").string(), state.dump(2) + "\n");
   }
 
   // Reads every record file: totals, the game numbers already used, the replay window.
@@ -608,7 +620,7 @@ class TrainLoop {
                       {"elo_high", summary.elo.elo_high},
                       {"adjudicated", summary.adjudicated}});
     }
-    nets::WriteFileAtomically((dir_ / "evaluation.txt").string(), report);
+    WriteFileAtomically((dir_ / "evaluation.txt").string(), report);
     return report;
   }
 
@@ -699,9 +711,18 @@ TrainOutcome RunTraining(const TrainRequest& request) {
           request.run_dir, (dir / "config.txtpb").string()));
     }
   }
-  nets::WriteFileAtomically((dir / "config.txtpb").string(), TrainConfigText(request.config));
+  // One `vzero train` (or trainer role) per run directory, held until return or death; then the
+  // temporary files of saves cut by a kill are ours to delete.
+  const RunLock lock(request.run_dir, "lock", "vzero train");
+  const int removed = RemoveTemporaryFiles(
+      request.run_dir,
+      {"records", "records/pending", "checkpoints", "nets", "nets/candidates", "plots"});
+  WriteFileAtomically((dir / "config.txtpb").string(), TrainConfigText(request.config));
   g_stop.store(false);
   RunLog log((dir / "train.log").string(), request.live);
+  if (removed > 0) {
+    log.Info(fmt::format("removed {} temporary file(s) of saves cut short by a kill", removed));
+  }
   TrainOutcome outcome;
   WithGame(request.config.variant(), [&]<Game G>() {
     TrainLoop<G> loop(request, log);

@@ -86,6 +86,8 @@ struct ChacoRexGame {
     return FormatDisplayMoveString(p, m);
   }
   static std::string BoardPicture(const Position& p) { return BoardPictureString(p); }
+  // The position string's move number (optional member, engine/core/game.h).
+  static int MoveNumber(const Position& p) { return int(p.fullmove_number); }
 };
 
 }  // namespace vz::chaco_rex

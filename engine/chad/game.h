@@ -89,6 +89,8 @@ struct ChadGame {
     return chad::FormatDisplayMove(p, m);
   }
   static std::string BoardPicture(const Position& p) { return chad::BoardPicture(p); }
+  // The position string's move number (optional member, engine/core/game.h).
+  static int MoveNumber(const Position& p) { return int(p.move_number); }
 };
 
 static_assert(Game<ChadGame>);

@@ -31,6 +31,8 @@
 //   FormatMove(p, m)    -> std::string   protocol form
 //   FormatDisplayMove(p, m) -> std::string  display (record) form
 //   BoardPicture(p)     -> std::string   ASCII board, several lines ending in '\n'
+// Optional (outside the concept; records number their moves from 1 without it):
+//   MoveNumber(p)       -> int           the full-move number of the position string (PGN's)
 
 #include <concepts>
 #include <cstdint>

@@ -90,6 +90,8 @@ struct CuarentaGame {
     return cuarenta::FormatDisplayMove(p, move);
   }
   static std::string BoardPicture(const Position& p) { return cuarenta::BoardPicture(p); }
+  // The position string's move number (optional member, engine/core/game.h).
+  static int MoveNumber(const Position& p) { return int(p.move_number); }
 };
 
 }  // namespace vz::cuarenta

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "engine/core/game_state.h"
@@ -178,6 +180,45 @@ TEST(TorchEvaluatorFactoryTest, MakeTorchEvaluatorReadsAndChecksTheFile) {
               "net file " + path + ": made for game 'chad', not 'cuarenta'");
   }
   std::remove(path.c_str());
+}
+
+// `net` with one value of tensor `name` set to `value` (NaN or Inf: a corrupted or diverged net).
+NetFile Poisoned(NetFile net, const std::string& name, float value) {
+  for (NetTensor& tensor : net.tensors) {
+    if (tensor.name == name) tensor.data[0] = value;
+  }
+  return net;
+}
+
+// Fault 2 of issue 17: a net whose output is not finite is an error naming the net, never a
+// prior or value that is not a number handed to the search.
+TEST(TorchEvaluatorNonFiniteTest, NanOrInfOutputIsAnErrorNamingTheNet) {
+  using G = draughts::DraughtsGame;
+  const NetFile fresh = FreshNetForGame<G>("tiny", 3);
+  ASSERT_NE(fresh.Find("value_fc2.bias"), nullptr);
+  ASSERT_NE(fresh.Find("policy.conv.weight"), nullptr);
+  ASSERT_NE(fresh.Find("input.conv.weight"), nullptr);
+  EvalBatch<G> batch;
+  FillBatch(batch, 4, 9);
+  for (const auto& [name, value, what] : {std::tuple{"value_fc2.bias", INFINITY, "WDL"},
+                                          std::tuple{"policy.conv.weight", NAN, "policy"},
+                                          std::tuple{"input.conv.weight", NAN, ""}}) {
+    TorchEvaluator<G> evaluator(Poisoned(fresh, name, value), "NAN.vznet", "cpu", "fp32", 0);
+    std::string message;
+    try {
+      evaluator.Evaluate(batch);
+    } catch (const Error& error) {
+      message = error.what();
+    }
+    EXPECT_NE(message.find("NAN.vznet"), std::string::npos) << name << ": " << message;
+    EXPECT_NE(message.find("non-finite " + std::string(what)), std::string::npos) << message;
+  }
+  // With a warm-up (as every caller makes it) the net is refused when it is loaded.
+  EXPECT_THROW(TorchEvaluator<G>(Poisoned(fresh, "value_fc2.bias", NAN), "NAN.vznet", "cpu"),
+               Error);
+  // A sound net passes.
+  TorchEvaluator<G> sound(fresh, "fresh", "cpu", "fp32", 0);
+  EXPECT_NO_THROW(sound.Evaluate(batch));
 }
 
 }  // namespace

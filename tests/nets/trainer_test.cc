@@ -7,6 +7,9 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
 #include "engine/core/game_state.h"
@@ -55,6 +58,16 @@ TrainingBatch FixedSet(int count, uint64_t seed) {
     }
   }
   return batch;
+}
+
+// The vz::Error message of ExportCheckpoint(path), "" when it succeeds.
+std::string ExportCheckpointError(const std::string& path) {
+  try {
+    ExportCheckpoint(path);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
 }
 
 TEST(TrainerTest, TinyNetOverfitsASmallFixedSet) {
@@ -122,6 +135,7 @@ TEST(TrainerTest, CheckpointsResumeExactly) {
     Trainer resumed(start, options);
     resumed.LoadCheckpoint(path);
     std::filesystem::remove(path);
+    std::filesystem::remove(PreviousCheckpointPath(path));
     EXPECT_EQ(resumed.step(), 4);
     EXPECT_EQ(resumed.NextRandom(), random_after_save);
     for (int step = 0; step < 4; ++step) resumed.Step(step % 2 ? b : a);
@@ -205,6 +219,107 @@ TEST(AugmentTest, ChadDiagonalReflectionMovesPlanesAndPolicy) {
   uint64_t state = 1;
   AugmentBatch<draughts::DraughtsGame>(draughts_set, [&] { return state = SplitMix64(state); });
   EXPECT_EQ(draughts_set.planes, draughts_copy.planes);
+}
+
+// Fault 3 of issue 17: a checkpoint with flipped bytes falls back to the previous one; a truncated
+// one with nothing to fall back to is one line naming the file, never LibTorch's message.
+TEST(TrainerTest, DamagedCheckpointsFallBackOrFailWithOneLine) {
+  using G = cuarenta::CuarentaGame;
+  const TrainingBatch a = FixedSet<G>(8, 3);
+  const NetFile start = FreshNetForGame<G>("tiny", 8);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("vz_trainer_damaged_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "trainer.ckpt").string();
+  Trainer original(start, TrainerOptions{});
+  original.Step(a);
+  original.SaveCheckpoint(path);  // step 1
+  original.Step(a);
+  original.SaveCheckpoint(path);  // step 2; step 1 becomes trainer.prev.ckpt
+  auto read = [](const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  auto write = [](const std::string& file, const std::string& bytes) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  };
+  const std::string good = read(path);
+
+  // 64 bytes flipped in the middle (the issue's recipe): the previous checkpoint, with a warning.
+  std::string flipped = good;
+  for (size_t i = 0; i < 64; ++i) flipped[flipped.size() / 2 + i] ^= 0xff;
+  write(path, flipped);
+  {
+    Trainer resumed(start, TrainerOptions{});
+    const CheckpointLoad load = resumed.LoadCheckpoint(path);
+    EXPECT_EQ(resumed.step(), 1);
+    EXPECT_EQ(load.path, PreviousCheckpointPath(path));
+    ASSERT_EQ(load.warnings.size(), 1u);
+    EXPECT_NE(load.warnings[0].find("corrupted"), std::string::npos) << load.warnings[0];
+  }
+  // A checkpoint written before checksums (a bare LibTorch archive) loads, with a warning.
+  write(path, good.substr(24));
+  {
+    Trainer resumed(start, TrainerOptions{});
+    const CheckpointLoad load = resumed.LoadCheckpoint(path);
+    EXPECT_EQ(resumed.step(), 2);
+    ASSERT_EQ(load.warnings.size(), 1u);
+    EXPECT_NE(load.warnings[0].find("no checksum"), std::string::npos);
+    // ... and a damaged one of those is named, not LibTorch's "central directory" error.
+    write(path, good.substr(24, (good.size() - 24) / 2));
+    std::filesystem::remove(PreviousCheckpointPath(path));
+    try {
+      resumed.LoadCheckpoint(path);
+      ADD_FAILURE() << "loaded half an archive";
+    } catch (const Error& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find(path), std::string::npos) << message;
+      EXPECT_NE(message.find("corrupted"), std::string::npos) << message;
+      EXPECT_EQ(message.find("central directory"), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+  }
+  // Truncated, and no previous checkpoint: one line naming the file.
+  write(path, good.substr(0, good.size() / 2));
+  Trainer resumed(start, TrainerOptions{});
+  try {
+    resumed.LoadCheckpoint(path);
+    ADD_FAILURE() << "loaded a truncated checkpoint";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_NE(message.find("truncated"), std::string::npos) << message;
+  }
+  EXPECT_NE(ExportCheckpointError(path).find(path), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+// Fault 2 of issue 17: a non-finite loss stops training before the update, and non-finite
+// weights are never checkpointed.
+TEST(TrainerTest, NonFiniteLossStopsTrainingAndIsNeverCheckpointed) {
+  using G = cuarenta::CuarentaGame;
+  NetFile net = FreshNetForGame<G>("tiny", 8);
+  for (NetTensor& tensor : net.tensors) {
+    if (tensor.name == "value_fc2.bias") tensor.data[0] = NAN;
+  }
+  Trainer trainer(net, TrainerOptions{});
+  try {
+    trainer.Step(FixedSet<G>(8, 3));
+    ADD_FAILURE() << "a NaN loss was trained on";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("loss is not finite"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(trainer.step(), 0);
+  const std::string path = "/tmp/vz_trainer_nan_" + std::to_string(::getpid()) + ".ckpt";
+  try {
+    trainer.SaveCheckpoint(path);
+    ADD_FAILURE() << "NaN weights were checkpointed";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("NaN or Inf"), std::string::npos) << error.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 }  // namespace

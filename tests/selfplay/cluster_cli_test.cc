@@ -231,7 +231,7 @@ TEST_F(ClusterCliTest, TwoWorkersAndATrainerSurviveKillsAndRestarts) {
   }
   // What a writer killed in the middle of a write leaves behind: a temporary file.
   {
-    std::ofstream half(run / "records" / "chunk-wz-000000.vzr.tmp-4242", std::ios::binary);
+    std::ofstream half(run / "records" / "chunk-wz-000000.vzr.tmp.4242.5eed", std::ios::binary);
     half << "VZRC\x01\x00\x00\x00half a chunk";
   }
   // Both restart; wa continues its own numbering.
@@ -253,7 +253,7 @@ TEST_F(ClusterCliTest, TwoWorkersAndATrainerSurviveKillsAndRestarts) {
   EXPECT_TRUE(games.unreadable.empty()) << games.unreadable.front();
   const std::string trainer_log = ReadFile(run / "logs" / "trainer.log");
   EXPECT_EQ(trainer_log.find("skipping record file"), std::string::npos) << trainer_log;
-  EXPECT_EQ(trainer_log.find(".tmp-"), std::string::npos) << trainer_log;
+  EXPECT_EQ(trainer_log.find(".tmp."), std::string::npos) << trainer_log;
   // No game twice on disk, and the trainer counted each game on disk exactly once.
   const std::set<std::pair<std::string, uint64_t>> distinct(games.keys.begin(), games.keys.end());
   EXPECT_EQ(distinct.size(), games.keys.size());
@@ -360,6 +360,17 @@ TEST_F(ClusterCliTest, GateJudgesTheNewestCandidate) {
   EXPECT_TRUE(ExitedCleanly(WaitFor(again, 60)));
   EXPECT_NE(ReadFile(dir_ / "gate.log").find("gate: 0 candidates played"), std::string::npos)
       << ReadFile(dir_ / "gate.log");
+
+  // A gate killed between the promotion and its verdict (issue 17): the verdict is missing, the
+  // promoted net is there. On restart the candidate is not promoted a second time.
+  fs::remove(candidates / "candidate-00000012.json");
+  const pid_t restarted =
+      Start({"gate", "--run-dir", run.string(), "--once", "--no-status"}, "gate.log");
+  EXPECT_TRUE(ExitedCleanly(WaitFor(restarted, 60))) << ReadFile(dir_ / "gate.log");
+  EXPECT_FALSE(fs::exists(run / "nets" / "best-0002.vznet")) << ReadFile(dir_ / "gate.log");
+  const nlohmann::json recovered = verdict("candidate-00000012.json");
+  EXPECT_EQ(recovered.value("recovered", false), true) << recovered.dump();
+  EXPECT_EQ(recovered.value("generation", 0), 1) << recovered.dump();
 }
 
 }  // namespace

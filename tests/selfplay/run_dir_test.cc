@@ -15,7 +15,12 @@
 #include <thread>
 #include <vector>
 
+#include "engine/core/atomic_file.h"
+#include "engine/encodings.h"
+#include "engine/games.h"
 #if VZ_HAVE_TORCH
+#include "nets/fresh_net.h"
+#include "nets/net_file.h"
 #include "nets/net_runner.h"
 #endif
 #include "selfplay/cluster.h"
@@ -64,7 +69,7 @@ TEST_F(RunDirTest, WorkerChunkNames) {
   EXPECT_EQ(parse("chunk-node-07-000003.vzr")->worker, "node-07");
   EXPECT_EQ(parse("chunk-node-07-000003.vzr")->number, 3);
   for (const char* other :
-       {"chunk-w1-000003.vzr.tmp-77", "chunk-w1-.vzr", "chunk--000003.vzr", "chunk-1w-000003.vzr",
+       {"chunk-w1-000003.vzr.tmp.77.1", "chunk-w1-.vzr", "chunk--000003.vzr", "chunk-1w-000003.vzr",
         "chunk-w1-00x003.vzr", "chunk-.vzr", "chunkw1-000003.vzr", "chunk-w1-000003.vz"}) {
     EXPECT_FALSE(parse(other)) << other;
   }
@@ -75,7 +80,7 @@ TEST_F(RunDirTest, ListingHoldsNumberedThenWorkerChunks) {
   WriteRecordChunk(File(WorkerRecordChunkName("wb", 0)), {});
   WriteRecordChunk(File(WorkerRecordChunkName("wa", 10)), {});
   WriteRecordChunk(File(WorkerRecordChunkName("wa", 2)), {});
-  std::ofstream(File("chunk-wa-000004.vzr.tmp-123")) << "half";
+  std::ofstream(File("chunk-wa-000004.vzr.tmp.123.9")) << "half";
   const std::vector<std::string> expected = {
       File("chunk-000001.vzr"), File("chunk-000003.vzr"), File("chunk-wa-000002.vzr"),
       File("chunk-wa-000010.vzr"), File("chunk-wb-000000.vzr")};
@@ -163,8 +168,8 @@ TEST_F(RunDirTest, GenerationsAndExclusiveFiles) {
   }
   EXPECT_EQ(GenerationFile(11), "best-0011.vznet");
   EXPECT_EQ(HighestGeneration(dir_.string()), 11);
-  EXPECT_TRUE(CreateFileExclusively(File("once"), "first"));
-  EXPECT_FALSE(CreateFileExclusively(File("once"), "second"));
+  EXPECT_TRUE(CreateFileAtomically(File("once"), "first"));
+  EXPECT_FALSE(CreateFileAtomically(File("once"), "second"));
   std::ifstream in(File("once"));
   std::string text;
   in >> text;
@@ -179,6 +184,50 @@ TEST_F(RunDirTest, GenerationsAndExclusiveFiles) {
   EXPECT_EQ(ResolveDevice("auto", 3), gpus == 0 ? "cpu" : "cuda:" + std::to_string(3 % gpus));
   EXPECT_EQ(ErrorOf([] { CheckWorkerId(DefaultWorkerId()); }), "");
 }
+
+// Issue 17: one process of a unique role per run directory. flock(2) locks of two open file
+// descriptions conflict within one process too, which stands in here for a second process (the
+// kill test, scripts/kill-test.sh, refuses a second `vzero train` while the first runs).
+TEST_F(RunDirTest, ASecondHolderOfTheRunLockIsRefused) {
+  {
+    const RunLock first(dir_.string(), "lock", "vzero train");
+    const std::string error =
+        ErrorOf([&] { RunLock second(dir_.string(), "lock", "vzero train"); });
+    EXPECT_NE(error.find("in use by vzero train (pid " + std::to_string(getpid()) + ")"),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find(dir_.string()), std::string::npos) << error;
+    // Another role's lock is another file.
+    EXPECT_EQ(ErrorOf([&] { RunLock gate(dir_.string(), "gate.lock", "vzero gate"); }), "");
+  }
+  EXPECT_EQ(ErrorOf([&] { RunLock again(dir_.string(), "lock", "vzero train"); }), "");
+  EXPECT_NE(ErrorOf([&] { RunLock none(File("absent/dir"), "lock", "x"); }).find("absent"),
+            std::string::npos);
+}
+
+TEST_F(RunDirTest, TemporaryFilesOfKilledSavesAreRemoved) {
+  fs::create_directories(dir_ / "records" / "pending");
+  std::ofstream(File("state.json.tmp.4242.1")) << "half";
+  std::ofstream(File("records/pending/chunk-000003.vzr.tmp.4243.ff")) << "half";
+  std::ofstream(File("records/chunk-000001.vzr")) << "whole";
+  EXPECT_EQ(RemoveTemporaryFiles(dir_.string(), {"records", "records/pending", "absent"}), 2);
+  EXPECT_TRUE(fs::exists(File("records/chunk-000001.vzr")));
+  EXPECT_FALSE(fs::exists(File("state.json.tmp.4242.1")));
+}
+
+#if VZ_HAVE_TORCH
+TEST_F(RunDirTest, PromotedStepIsTheHighestPromotedNetsStep) {
+  EXPECT_EQ(PromotedStep(dir_.string()), -1);
+  nets::NetFile net = nets::FreshNetForGame<draughts::DraughtsGame>("tiny", 1);
+  net.provenance.training_steps = 40;
+  nets::WriteNetFile(File(GenerationFile(1)), net);
+  net.provenance.training_steps = 80;
+  nets::WriteNetFile(File(GenerationFile(2)), net);
+  EXPECT_EQ(PromotedStep(dir_.string()), 80);
+  std::ofstream(File(GenerationFile(3))) << "not a net";
+  EXPECT_EQ(PromotedStep(dir_.string()), -1);
+}
+#endif
 
 }  // namespace
 }  // namespace vz

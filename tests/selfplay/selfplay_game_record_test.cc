@@ -157,7 +157,7 @@ TEST(GameRecordTest, ListIgnoresTemporaryAndOtherFiles) {
   EXPECT_TRUE(ListRecordChunks(dir.File("absent")).empty());
   EXPECT_TRUE(ListRecordChunks(dir.path()).empty());
   for (int number : {12, 3, 1000001, 7}) WriteRecordChunk(dir.File(RecordChunkName(number)), {});
-  WriteBytes(dir.File("chunk-000005.vzr.tmp-123"), "half");
+  WriteBytes(dir.File("chunk-000005.vzr.tmp.123.ab"), "half");
   WriteBytes(dir.File("chunk-00x005.vzr"), "");
   WriteBytes(dir.File("chunk-.vzr"), "");
   WriteBytes(dir.File("notes.txt"), "");

@@ -101,5 +101,40 @@ TEST(SelfplayRecordParseTest, WrongVariantTagThrows) {
   EXPECT_THROW(ReplayRecord<draughts::DraughtsGame>(pdn[0], 1), Error);
 }
 
+// Fault 5 of issue 17: moves are numbered from the position string's move number, not from 1.
+template <class G>
+class RecordNumberingTest : public ::testing::Test {};
+using NumberedGames =
+    ::testing::Types<chaco_rex::ChacoRexGame, chad::ChadGame, cuarenta::CuarentaGame>;
+TYPED_TEST_SUITE(RecordNumberingTest, NumberedGames);
+
+TYPED_TEST(RecordNumberingTest, MovesAreNumberedFromThePositionsMoveNumber) {
+  using G = TypeParam;
+  std::string text = G::FormatPosition(G::InitialPosition());
+  text = text.substr(0, text.rfind(' ') + 1) + "150";
+  const typename G::Position white_first = G::ParsePosition(text);
+  ASSERT_EQ(RecordMoveNumber<G>(white_first), 150) << text;
+  auto moves_of = [](const std::string& record) { return record.substr(record.find("\n\n") + 2); };
+
+  const GameState<G> from_white = RandomGame<G>(GameState<G>(white_first), 5, 3);
+  ASSERT_EQ(from_white.moves().size(), 3u);
+  const std::string white_moves = moves_of(WriteRecord(from_white, RecordInfo{}));
+  EXPECT_EQ(white_moves.rfind("150. ", 0), 0u) << white_moves;
+  EXPECT_NE(white_moves.find(" 151. "), std::string::npos) << white_moves;
+
+  // Black to move first: "150..." (White's move keeps the move number).
+  typename G::Position black_first = white_first;
+  G::ApplyMove(black_first, from_white.moves()[0]);
+  ASSERT_EQ(G::SideToMove(black_first), Color::kBlack);
+  const GameState<G> from_black = RandomGame<G>(GameState<G>(black_first), 6, 2);
+  const std::string black_moves = moves_of(WriteRecord(from_black, RecordInfo{}));
+  EXPECT_EQ(black_moves.rfind("150... ", 0), 0u) << black_moves;
+  EXPECT_NE(black_moves.find(" 151. "), std::string::npos) << black_moves;
+}
+
+TEST(RecordNumberingTest, DraughtsHasNoMoveNumberAndStartsAtOne) {
+  EXPECT_EQ(RecordMoveNumber<draughts::DraughtsGame>(draughts::DraughtsGame::InitialPosition()), 1);
+}
+
 }  // namespace
 }  // namespace vz

@@ -1,0 +1,253 @@
+#include "serve/web_engine.h"
+
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "selfplay/analysis.h"
+
+namespace vz {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// How long an ended job's untaken answers are kept.
+constexpr auto kEndedJobLifetime = std::chrono::seconds(60);
+
+}  // namespace
+
+struct EngineService::Impl {
+  struct Job {
+    std::deque<json> answers;
+    bool ended = false;
+    Clock::time_point ended_at;
+    std::string evaluator;  // the worker that runs it
+  };
+
+  // One AnalysisEngine and the thread that drives it; lines reach it only through `lines`.
+  struct Worker {
+    std::unique_ptr<AnalysisEngine> engine;
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::deque<std::string> lines;
+    bool stopping = false;
+    std::thread thread;
+
+    void Push(std::string line) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        lines.push_back(std::move(line));
+      }
+      wake.notify_one();
+    }
+
+    void Run() {
+      std::vector<std::string> taken;
+      for (;;) {
+        {
+          std::unique_lock<std::mutex> lock(mutex);
+          wake.wait(lock, [this] { return stopping || !lines.empty() || engine->Busy(); });
+          if (stopping) return;
+          taken.assign(std::make_move_iterator(lines.begin()),
+                       std::make_move_iterator(lines.end()));
+          lines.clear();
+        }
+        try {
+          for (const std::string& line : taken) engine->HandleLine(line);
+          if (engine->Busy()) engine->RunRound();
+        } catch (const std::exception& e) {
+          // The engine answers bad queries and evaluator failures itself; anything else is
+          // reported and the worker goes on serving.
+          std::fprintf(stderr, "vzero serve: analysis engine: %s\n", e.what());
+        }
+      }
+    }
+  };
+
+  EngineServiceConfig config;
+  mutable std::mutex mutex;  // guards jobs, next_id, stopping
+  std::condition_variable changed;
+  std::map<std::string, Job> jobs;
+  int64_t next_id = 1;
+  bool stopping = false;
+  std::map<std::string, std::unique_ptr<Worker>> workers;  // "net", "rollout"; fixed after start
+
+  // The engine's output sink (called on a worker thread): routes an answer to its job.
+  void Deliver(const std::string& line) {
+    json answer = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!answer.is_object() || !answer.contains("id") || !answer["id"].is_string()) return;
+    if (answer.contains("action")) return;  // the answer to one of our terminate lines
+    if (answer.contains("warning")) return;
+    const std::string id = answer["id"].get<std::string>();
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = jobs.find(id);
+      if (it == jobs.end() || it->second.ended) return;
+      const bool final = answer.contains("error") || !answer.value("isDuringSearch", false);
+      it->second.answers.push_back(std::move(answer));
+      if (final) {
+        it->second.ended = true;
+        it->second.ended_at = Clock::now();
+      }
+    }
+    changed.notify_all();
+  }
+
+  // Builds a worker's engine (its thread starts later, once every engine was built).
+  void AddWorker(const std::string& name, const AnalysisConfig& analysis) {
+    auto worker = std::make_unique<Worker>();
+    worker->engine = std::make_unique<AnalysisEngine>(
+        analysis, [this](const std::string& line) { Deliver(line); });
+    workers[name] = std::move(worker);
+  }
+
+  int Running() const {
+    int running = 0;
+    for (const auto& [id, job] : jobs) running += !job.ended;
+    return running;
+  }
+
+  void Terminate(const std::string& id, const std::string& evaluator) {
+    workers.at(evaluator)->Push(json{{"action", "terminate"}, {"terminateId", id}}.dump());
+  }
+};
+
+EngineService::EngineService(const EngineServiceConfig& config) : impl_(std::make_unique<Impl>()) {
+  if (config.max_jobs < 1) {
+    throw Error("engine jobs: max_jobs " + std::to_string(config.max_jobs) + " must be >= 1");
+  }
+  impl_->config = config;
+  AnalysisConfig analysis;
+  analysis.max_active = config.max_jobs;
+  analysis.max_nodes = config.max_nodes;
+  analysis.device = config.device;
+  impl_->AddWorker("rollout", analysis);
+  if (!config.nets.empty()) {
+    analysis.nets = config.nets;
+    impl_->AddWorker("net", analysis);
+  }
+  for (auto& [name, worker] : impl_->workers) {
+    Impl::Worker* raw = worker.get();
+    worker->thread = std::thread([raw] { raw->Run(); });
+  }
+}
+
+EngineService::~EngineService() {
+  if (!impl_) return;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->stopping = true;
+  }
+  impl_->changed.notify_all();
+  for (auto& [name, worker] : impl_->workers) {
+    {
+      std::lock_guard<std::mutex> lock(worker->mutex);
+      worker->stopping = true;
+    }
+    worker->wake.notify_one();
+    if (worker->thread.joinable()) worker->thread.join();
+  }
+  impl_.reset();
+}
+
+std::string EngineService::DefaultEvaluator(const std::string& variant) const {
+  return impl_->config.nets.count(variant) > 0 ? "net" : "rollout";
+}
+
+std::string EngineService::Start(json query, const std::string& evaluator) {
+  const std::string variant = query.value("variant", "");
+  std::string kind = evaluator.empty() ? DefaultEvaluator(variant) : evaluator;
+  if (kind != "net" && kind != "rollout") {
+    throw RequestError(400, "evaluator", "evaluator '" + evaluator + "': expected net or rollout");
+  }
+  if (kind == "net" && impl_->config.nets.count(variant) == 0) {
+    throw RequestError(400, "evaluator",
+                       "evaluator net: the server has no net for " + variant +
+                           " (start vzero serve with --net FILE; rollout works without one)");
+  }
+  std::string id;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    if (impl_->stopping) throw RequestError(503, "", "the server is stopping");
+    const auto now = Clock::now();
+    for (auto it = impl_->jobs.begin(); it != impl_->jobs.end();) {
+      const bool stale = it->second.ended && now - it->second.ended_at > kEndedJobLifetime;
+      it = stale ? impl_->jobs.erase(it) : std::next(it);
+    }
+    if (impl_->Running() >= impl_->config.max_jobs) {
+      throw RequestError(503, "",
+                         "engine busy: " + std::to_string(impl_->config.max_jobs) +
+                             " searches are running (the server's --max-jobs); try again later");
+    }
+    id = "j" + std::to_string(impl_->next_id++);
+    impl_->jobs[id].evaluator = kind;
+  }
+  query["id"] = id;
+  impl_->workers.at(kind)->Push(query.dump());
+  return id;
+}
+
+bool EngineService::Next(const std::string& id, std::vector<json>& answers,
+                         std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(impl_->mutex);
+  auto has_news = [&] {
+    if (impl_->stopping) return true;
+    auto it = impl_->jobs.find(id);
+    return it == impl_->jobs.end() || !it->second.answers.empty() || it->second.ended;
+  };
+  impl_->changed.wait_for(lock, timeout, has_news);
+  if (impl_->stopping) return false;
+  auto it = impl_->jobs.find(id);
+  if (it == impl_->jobs.end()) return false;
+  Impl::Job& job = it->second;
+  while (!job.answers.empty()) {
+    answers.push_back(std::move(job.answers.front()));
+    job.answers.pop_front();
+  }
+  if (job.ended) {
+    impl_->jobs.erase(it);
+    return false;
+  }
+  return true;
+}
+
+bool EngineService::Exists(const std::string& id) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->jobs.count(id) > 0;
+}
+
+void EngineService::Stop(const std::string& id) {
+  std::string evaluator;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    auto it = impl_->jobs.find(id);
+    if (it == impl_->jobs.end() || it->second.ended) return;
+    evaluator = it->second.evaluator;
+  }
+  impl_->Terminate(id, evaluator);
+}
+
+void EngineService::Forget(const std::string& id) {
+  std::string evaluator;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    auto it = impl_->jobs.find(id);
+    if (it == impl_->jobs.end()) return;
+    if (!it->second.ended) evaluator = it->second.evaluator;
+    impl_->jobs.erase(it);
+  }
+  impl_->changed.notify_all();
+  if (!evaluator.empty()) impl_->Terminate(id, evaluator);
+}
+
+int EngineService::RunningJobs() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->Running();
+}
+
+}  // namespace vz

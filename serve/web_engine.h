@@ -1,0 +1,101 @@
+#pragma once
+
+// Engine jobs of the web server (`vzero serve`): analyses and the engine's replies, run by the
+// JSON-lines analysis engine (selfplay/analysis.h, whose query and answer objects this class
+// passes through unchanged; docs/analysis.md). No search loop of its own: each AnalysisEngine is
+// driven by one worker thread that hands it the queued lines and runs its lockstep rounds, exactly
+// as `vzero analysis` does with stdin.
+//
+// Two engines at most: one with the --net files ("net", for the variants that have one) and one
+// without ("rollout", every variant), so a page may ask for either evaluator.
+//
+// A job is one query of one turn. Its answers (interim ones with isDuringSearch true, then a final
+// one, or one error object) queue up until taken with Next; a job ends with its final answer or
+// error. At most max_jobs jobs run at once; finished jobs whose answers nobody takes are dropped
+// after a minute.
+//
+// Thread-safety: every public method may be called from any number of threads at once.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/core/error.h"
+
+namespace vz {
+
+struct EngineServiceConfig {
+  // Net file per variant (registry name -> path), as AnalysisConfig::nets.
+  std::map<std::string, std::string> nets;
+  // Device of the nets: "cpu", "cuda", "cuda:N".
+  std::string device = "cpu";
+  // Jobs running at once (both engines together); Start refuses more.
+  int max_jobs = 8;
+  // Tree node cap of each search.
+  int64_t max_nodes = int64_t{1} << 20;
+};
+
+// A request the server refuses: the HTTP status (4xx, or 503 when busy), the request field at
+// fault ("" when none) and a one-line message.
+class RequestError : public Error {
+ public:
+  RequestError(int status, std::string field, const std::string& message)
+      : Error(message), status_(status), field_(std::move(field)) {}
+  int status() const { return status_; }
+  const std::string& field() const { return field_; }
+
+ private:
+  int status_;
+  std::string field_;
+};
+
+class EngineService {
+ public:
+  // Builds the engines and starts their worker threads. Throws vz::Error on a net file that
+  // cannot be loaded or fits another game (the AnalysisEngine's errors), or max_jobs < 1.
+  explicit EngineService(const EngineServiceConfig& config);
+  // Stops the workers (running searches are abandoned) and wakes every waiting Next.
+  ~EngineService();
+  EngineService(const EngineService&) = delete;
+  EngineService& operator=(const EngineService&) = delete;
+
+  // Starts one job: `query` is an analysis-engine query without `id` (variant, position, moves,
+  // analyzeTurns with one turn, maxVisits, reportDuringSearchEvery, ...); the caller has checked
+  // its fields. `evaluator` is "net", "rollout" or "" (the net when the variant has one). Returns
+  // the job id. Throws RequestError 400 (field "evaluator") for "net" on a variant without a net
+  // or an unknown evaluator, 503 when max_jobs jobs are running.
+  std::string Start(nlohmann::json query, const std::string& evaluator);
+
+  // Moves the job's queued answers into `answers` (appending), waiting up to `timeout` for one
+  // when none is queued. Returns false once the job has ended and all its answers were taken (the
+  // job is then forgotten), or when the job is unknown or the service is stopping.
+  bool Next(const std::string& id, std::vector<nlohmann::json>& answers,
+            std::chrono::milliseconds timeout);
+
+  // True while the job exists (running, or ended with answers not yet taken).
+  bool Exists(const std::string& id) const;
+
+  // Asks the engine to stop the job's search; its final answer (with "terminated": true) still
+  // comes through Next. No effect on an ended or unknown job.
+  void Stop(const std::string& id);
+
+  // Stops the job if it runs and drops it and its answers.
+  void Forget(const std::string& id);
+
+  // "net" when `variant` has a net file, else "rollout".
+  std::string DefaultEvaluator(const std::string& variant) const;
+
+  // Jobs running now.
+  int RunningJobs() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vz
