@@ -22,10 +22,10 @@
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/core/game_state.h"
+#include "engine/dispatch.h"
 #include "engine/search/evaluator_registry.h"
 #include "engine/search/mcts.h"
 #include "engine/search/rollout_evaluator.h"
-#include "selfplay/dispatch.h"
 #include "selfplay/record.h"
 
 namespace vz::app {

@@ -15,7 +15,7 @@
 #include "research/board_svg.h"
 #include "research/report.h"
 #include "research/study.h"
-#include "selfplay/dispatch.h"
+#include "engine/dispatch.h"
 #include "selfplay/game_record.h"
 #include "selfplay/player.h"
 #include "selfplay/run_dir.h"

@@ -21,6 +21,7 @@ packages=(
   gnuplot-nox hyperfine ccache
   libcpp-httplib-dev
   chromium chromium-driver python3-selenium
+  clang libclang-rt-14-dev llvm
 )
 
 missing=()

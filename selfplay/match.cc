@@ -13,7 +13,7 @@
 
 #include "engine/alphabeta/evaluation.h"
 #include "engine/core/zobrist.h"
-#include "selfplay/dispatch.h"
+#include "engine/dispatch.h"
 #include "selfplay/match_games.h"
 #include "selfplay/player.h"
 #include "selfplay/record.h"

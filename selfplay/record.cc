@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "selfplay/dispatch.h"
+#include "engine/dispatch.h"
 
 namespace vz {
 

@@ -12,8 +12,8 @@
 #include <system_error>
 
 #include "engine/core/game_state.h"
+#include "engine/dispatch.h"
 #include "engine/registry.h"
-#include "selfplay/dispatch.h"
 #include "selfplay/record.h"
 #include "selfplay/run_report.h"
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -26,6 +27,20 @@ inline std::string VzeroPath() {
 }
 
 inline bool HaveVzero() { return access(VzeroPath().c_str(), X_OK) == 0; }
+
+// Whether the vzero binary was built with the LibTorch networks, as `vzero version` says: the
+// commands net, nnbench, train, export, selfplay, trainer and gate exist only then (an
+// engine-only build, -DVZ_USE_TORCH=OFF, lacks them and their tests skip).
+inline bool VzeroHasNets() {
+  const std::string command = "'" + VzeroPath() + "' version 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return false;
+  std::string out;
+  char buffer[1024];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) out.append(buffer, n);
+  pclose(pipe);
+  return out.find("libtorch networks: built") != std::string::npos;
+}
 
 class CliSession {
  public:

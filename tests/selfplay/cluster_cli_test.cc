@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "selfplay/game_record.h"
+#include "tests/app/cli_session.h"
 
 namespace vz {
 namespace {
@@ -155,11 +156,17 @@ Games ReadGames(const fs::path& run) {
   return games;
 }
 
+// The commands these tests run, which only a vzero with LibTorch has.
+constexpr const char* kNeeds = "selfplay, trainer and gate commands";
+
 class ClusterCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (access(VzeroPath().c_str(), X_OK) != 0) {
       GTEST_SKIP() << "no vzero binary at " << VzeroPath() << " (build the vzero target)";
+    }
+    if (!testing::VzeroHasNets()) {
+      GTEST_SKIP() << "this vzero is built without LibTorch (-DVZ_USE_TORCH=OFF): no " << kNeeds;
     }
     dir_ = fs::temp_directory_path() / ("vzero-cluster-test-" + std::to_string(getpid()));
     fs::remove_all(dir_);

@@ -18,10 +18,10 @@
 #include "engine/core/atomic_file.h"
 #include "engine/encodings.h"
 #include "engine/games.h"
-#include "nets/net_runner.h"
 #if VZ_HAVE_TORCH
 #include "nets/fresh_net.h"
 #include "nets/net_file.h"
+#include "nets/net_runner.h"
 #endif
 #include "selfplay/cluster.h"
 #include "selfplay/game_record.h"
@@ -176,7 +176,11 @@ TEST_F(RunDirTest, GenerationsAndExclusiveFiles) {
   EXPECT_EQ(text, "first");
   EXPECT_EQ(ResolveDevice("cpu", 3), "cpu");
   EXPECT_EQ(ResolveDevice("cuda:1", 2), "cuda:1");
+#if VZ_HAVE_TORCH
   const int gpus = nets::CudaDeviceCount();
+#else
+  const int gpus = 0;  // an engine-only build sees no CUDA device (ResolveDevice's contract)
+#endif
   EXPECT_EQ(ResolveDevice("auto", 3), gpus == 0 ? "cpu" : "cuda:" + std::to_string(3 % gpus));
   EXPECT_EQ(ErrorOf([] { CheckWorkerId(DefaultWorkerId()); }), "");
 }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "selfplay/game_record.h"
+#include "tests/app/cli_session.h"
 
 namespace vz {
 namespace {
@@ -134,11 +135,17 @@ nlohmann::json State(const fs::path& run_dir) {
   return nlohmann::json::parse(ReadFile(run_dir / "state.json"), nullptr, false);
 }
 
+// The commands these tests run, which only a vzero with LibTorch has.
+constexpr const char* kNeeds = "train and export commands";
+
 class TrainCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (access(VzeroPath().c_str(), X_OK) != 0) {
       GTEST_SKIP() << "no vzero binary at " << VzeroPath() << " (build the vzero target)";
+    }
+    if (!testing::VzeroHasNets()) {
+      GTEST_SKIP() << "this vzero is built without LibTorch (-DVZ_USE_TORCH=OFF): no " << kNeeds;
     }
     dir_ = fs::temp_directory_path() /
            ("vzero-train-test-" + std::to_string(getpid()) + "-" +

@@ -1,7 +1,7 @@
 #pragma once
 
 // Runs a generic lambda for the registered game named `variant` (engine/games.h), so that the
-// selfplay code stays templates over the game type with one type-erased entry point each.
+// code above engine/ stays templates over the game type with one type-erased entry point each.
 
 #include <string>
 #include <string_view>
