@@ -12,12 +12,6 @@ if [[ -x "$venv/bin/python" ]]; then
   torch_prefix="$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null || true)"
   [[ -n "$torch_prefix" ]] && prefix_args+=("-DCMAKE_PREFIX_PATH=$torch_prefix")
 fi
-# ccache (from setup.sh) makes rebuilds and fresh clones on the same machine cheap; paths are
-# hashed relative to the checkout so that clones in other folders share the cache.
-if command -v ccache >/dev/null && [[ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]]; then
-  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-20G}"
-  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
-  export CMAKE_CUDA_COMPILER_LAUNCHER=ccache
-fi
+source scripts/ccache_env.sh
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix_args[@]}" "$@"
 cmake --build "$build_dir" -j "${VZ_JOBS:-$(nproc)}"

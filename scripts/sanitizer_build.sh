@@ -6,6 +6,7 @@
 # The build has no LibTorch and no CUDA (-DVZ_USE_TORCH=OFF -DVZ_USE_CUDA=OFF): engine/, serve/,
 # selfplay/ (without the network parts) and the vzero binary of that configuration. Optimized
 # (-O1) with VZ_DCHECK on (no NDEBUG) and line tables for readable stacks.
+source scripts/ccache_env.sh
 vz_sanitizer_build() {
   local build_dir="$1" sanitizers="$2" fuzz="$3"
   shift 3
