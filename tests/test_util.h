@@ -3,7 +3,9 @@
 // Helpers shared by the test suites of every layer.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,6 +15,27 @@
 #include "engine/core/zobrist.h"
 
 namespace vz::testing {
+
+// A fixture with a fresh, empty directory per test (named after the suite, the test and the
+// process, under the system's temporary directory), removed after the test.
+class TempDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           (std::string("vzero-") + info->test_suite_name() + "-" + std::to_string(getpid()) + "-" +
+            info->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code error;
+    std::filesystem::remove_all(dir_, error);
+  }
+  // The path of `name` inside the test's directory.
+  std::string File(const std::string& name) const { return (dir_ / name).string(); }
+  std::filesystem::path dir_;
+};
 
 // The vz::Error message thrown by `call`, or "" when it throws nothing (so that
 // EXPECT_EQ(ErrorOf(...), "") states that an input is accepted).

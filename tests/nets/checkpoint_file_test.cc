@@ -20,19 +20,11 @@ namespace {
 namespace fs = std::filesystem;
 using vz::testing::ErrorOf;
 
-class CheckpointFileTest : public ::testing::Test {
+class CheckpointFileTest : public vz::testing::TempDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("vzero-checkpoint-file-test-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    TempDirTest::SetUp();
     path_ = (dir_ / "trainer.ckpt").string();
-  }
-  void TearDown() override {
-    std::error_code error;
-    fs::remove_all(dir_, error);
   }
   static std::string Read(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -57,7 +49,6 @@ class CheckpointFileTest : public ::testing::Test {
     return archive;
   }
 
-  fs::path dir_;
   std::string path_;
 };
 

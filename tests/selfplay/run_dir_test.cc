@@ -34,22 +34,7 @@ namespace {
 namespace fs = std::filesystem;
 using vz::testing::ErrorOf;
 
-class RunDirTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("vzero-run-dir-test-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code error;
-    fs::remove_all(dir_, error);
-  }
-  std::string File(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
-};
+class RunDirTest : public vz::testing::TempDirTest {};
 
 TEST_F(RunDirTest, WorkerChunkNames) {
   EXPECT_EQ(WorkerRecordChunkName("w1", 12), "chunk-w1-000012.vzr");

@@ -22,20 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 using vz::testing::ErrorOf;
 
-class AtomicFileTest : public ::testing::Test {
+class AtomicFileTest : public vz::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("vzero-atomic-file-test-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code error;
-    fs::remove_all(dir_, error);
-  }
-  std::string File(const std::string& name) const { return (dir_ / name).string(); }
   static std::string Read(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
@@ -47,8 +35,6 @@ class AtomicFileTest : public ::testing::Test {
     for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++count;
     return count;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(AtomicFileTest, WritesAndReplacesLeavingNoTemporaryFile) {
