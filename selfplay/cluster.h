@@ -21,7 +21,7 @@
 //     checkpoints and either promotes the weights at once (gating off: nets/best-NNNN.vznet and
 //     nets/best.vznet) or leaves nets/candidates/candidate-SSSSSSSS.vznet for the gate.
 //   vzero gate --run-dir D                         (optional, for gating on)
-//     plays the newest candidate without a verdict against the current best (selfplay/match.h),
+//     plays the newest candidate without a verdict against the current best (arena/match.h),
 //     writes its verdict (candidate-SSSSSSSS.json; older waiting candidates are marked
 //     superseded) and promotes it when its score clears gating.threshold.
 //

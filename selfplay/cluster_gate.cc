@@ -1,5 +1,5 @@
 // `vzero gate`: the optional gate of a cluster run (selfplay/cluster.h): the newest candidate of
-// the trainer against the current best, over paired openings (selfplay/match.h), promoted when
+// the trainer against the current best, over paired openings (arena/match.h), promoted when
 // its score clears gating.threshold.
 
 #include "selfplay/cluster.h"
@@ -17,7 +17,7 @@
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "nets/net_file.h"
-#include "selfplay/match.h"
+#include "arena/match.h"
 #include "selfplay/train_config.h"
 
 namespace vz {

@@ -30,7 +30,7 @@
 #include "nets/net_runner.h"
 #include "nets/trainer.h"
 #include "selfplay/game_record.h"
-#include "selfplay/match.h"
+#include "arena/match.h"
 #include "selfplay/replay_window.h"
 #include "selfplay/run_dir.h"
 #include "selfplay/run_report.h"

@@ -9,7 +9,7 @@
 //     -> replay window (selfplay/replay_window.h, the most recent replay.window_games games)
 //     -> trainer (nets/trainer.h): at most replay.max_samples_per_new_sample training samples per
 //        self-play position, a candidate every optimizer.checkpoint_every_steps steps
-//     -> gating (selfplay/match.h: candidate vs best over paired openings) -> promotion -> export
+//     -> gating (arena/match.h: candidate vs best over paired openings) -> promotion -> export
 //
 // Run directory (every file written by the one atomic writer, engine/core/atomic_file.h, so a
 // reader never sees half a file, and the temporary files of a killed save are deleted on resume):

@@ -14,7 +14,7 @@
 #include "engine/core/game_state.h"
 #include "engine/dispatch.h"
 #include "engine/registry.h"
-#include "selfplay/record.h"
+#include "arena/record.h"
 #include "selfplay/run_report.h"
 
 namespace vz {

@@ -8,7 +8,7 @@
 #include <thread>
 #include <utility>
 
-#include "selfplay/analysis.h"
+#include "serve/analysis.h"
 
 namespace vz {
 namespace {

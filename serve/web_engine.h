@@ -1,7 +1,7 @@
 #pragma once
 
 // Engine jobs of the web server (`vzero serve`): analyses and the engine's replies, run by the
-// JSON-lines analysis engine (selfplay/analysis.h, whose query and answer objects this class
+// JSON-lines analysis engine (serve/analysis.h, whose query and answer objects this class
 // passes through unchanged; docs/analysis.md). No search loop of its own: each AnalysisEngine is
 // driven by one worker thread that hands it the queued lines and runs its lockstep rounds, exactly
 // as `vzero analysis` does with stdin.

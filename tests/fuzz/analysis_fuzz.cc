@@ -1,4 +1,4 @@
-// Fuzz target: analysis queries (selfplay/analysis.h), one JSON object per line, answered by the
+// Fuzz target: analysis queries (serve/analysis.h), one JSON object per line, answered by the
 // rollout evaluator with tiny searches (4096-node trees, 8 simulations by default; a query's own
 // maxVisits is honoured but the harness stops after 64 rounds and destroys the engine with its
 // searches in flight).
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "selfplay/analysis.h"
+#include "serve/analysis.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

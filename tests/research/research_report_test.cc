@@ -14,7 +14,7 @@
 #include "nets/fresh_net.h"
 #include "nets/net_runner.h"
 #include "research/research.h"
-#include "selfplay/record.h"
+#include "arena/record.h"
 #include "tests/test_util.h"
 
 namespace vz::research {

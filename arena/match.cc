@@ -1,4 +1,4 @@
-#include "selfplay/match.h"
+#include "arena/match.h"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -14,9 +14,9 @@
 #include "engine/alphabeta/evaluation.h"
 #include "engine/core/zobrist.h"
 #include "engine/dispatch.h"
-#include "selfplay/match_games.h"
-#include "selfplay/player.h"
-#include "selfplay/record.h"
+#include "arena/match_games.h"
+#include "arena/player.h"
+#include "arena/record.h"
 
 namespace vz {
 

@@ -1,4 +1,4 @@
-#include "selfplay/ladder.h"
+#include "arena/ladder.h"
 
 #include <fmt/core.h>
 

@@ -1,4 +1,4 @@
-#include "selfplay/stats.h"
+#include "arena/stats.h"
 
 #include <algorithm>
 #include <cmath>

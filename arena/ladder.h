@@ -1,16 +1,16 @@
 #pragma once
 
-// Round-robin ladder: every pair of players plays a paired match (selfplay/match.h), then one
+// Round-robin ladder: every pair of players plays a paired match (arena/match.h), then one
 // maximum-likelihood rating per player (Bradley-Terry on the Elo scale, draws as half a win;
-// selfplay/stats.h) with its standard error, anchored at the player `random` = 0 (or the first
+// arena/stats.h) with its standard error, anchored at the player `random` = 0 (or the first
 // player when `random` is not in the list).
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "selfplay/match.h"
-#include "selfplay/stats.h"
+#include "arena/match.h"
+#include "arena/stats.h"
 
 namespace vz {
 

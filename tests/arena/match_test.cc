@@ -8,11 +8,11 @@
 
 #include "engine/core/error.h"
 #include "engine/games.h"
-#include "selfplay/ladder.h"
-#include "selfplay/match.h"
-#include "selfplay/match_games.h"
-#include "selfplay/player.h"
-#include "selfplay/record.h"
+#include "arena/ladder.h"
+#include "arena/match.h"
+#include "arena/match_games.h"
+#include "arena/player.h"
+#include "arena/record.h"
 
 namespace vz {
 namespace {

@@ -1,4 +1,4 @@
-#include "selfplay/player.h"
+#include "arena/player.h"
 
 #include <charconv>
 

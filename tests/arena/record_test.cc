@@ -4,7 +4,7 @@
 
 #include "engine/core/zobrist.h"
 #include "engine/games.h"
-#include "selfplay/record.h"
+#include "arena/record.h"
 
 namespace vz {
 namespace {

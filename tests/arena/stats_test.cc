@@ -4,7 +4,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/zobrist.h"
-#include "selfplay/stats.h"
+#include "arena/stats.h"
 
 namespace vz {
 namespace {

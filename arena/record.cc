@@ -1,4 +1,4 @@
-#include "selfplay/record.h"
+#include "arena/record.h"
 
 #include <cctype>
 #include <fstream>

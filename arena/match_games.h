@@ -1,6 +1,6 @@
 #pragma once
 
-// Playing the games of a match (selfplay/match.h): one game alone, or many games at once in
+// Playing the games of a match (arena/match.h): one game alone, or many games at once in
 // lockstep so that the searches of all of them share one evaluator batch per player per round.
 
 #include <fmt/core.h>
@@ -16,9 +16,9 @@
 #include "engine/alphabeta/evaluation.h"
 #include "engine/core/game_state.h"
 #include "engine/core/zobrist.h"
-#include "selfplay/match.h"
-#include "selfplay/player.h"
-#include "selfplay/record.h"
+#include "arena/match.h"
+#include "arena/player.h"
+#include "arena/record.h"
 
 namespace vz {
 

@@ -12,7 +12,7 @@
 // A player plays one game at a time and belongs to one thread. The MCTS players (rollout, net)
 // share one evaluator among all the games a match plays at once (MakePlayerEvaluator: the net is
 // loaded once per player), so that a driver can evaluate the leaves of all those games in one batch
-// (selfplay/match_games.h). Players are deterministic given their seed and the game; the seed of a
+// (arena/match_games.h). Players are deterministic given their seed and the game; the seed of a
 // player in a match is derived from the match seed and the game index.
 
 #include <algorithm>
@@ -95,7 +95,7 @@ class AlphaBetaPlayer final : public Player<G> {
 // first plies of a game, one sampled from the visit counts: SetSampling), the tree kept between
 // the moves of a game (Mcts::SetRoot). A move is searched either alone (ChooseMove, with
 // the player's evaluator) or step by step by a driver that puts the leaves of many games into one
-// batch of the evaluator all of them share (selfplay/match_games.h):
+// batch of the evaluator all of them share (arena/match_games.h):
 //   BeginMove(state); while (!SearchDone()) { GatherLeaves(batch); <evaluate batch>;
 //   ApplyEvaluations(batch); } move = EndMove(state);
 // Both ways give the same move when the evaluator's result for a position does not depend on the

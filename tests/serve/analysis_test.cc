@@ -1,4 +1,4 @@
-// The analysis engine (selfplay/analysis.h) in process: lockstep batching across queries (one
+// The analysis engine (serve/analysis.h) in process: lockstep batching across queries (one
 // evaluator call per game and round, the batch cap), answers independent of the other queries in
 // flight, termination, and error lines that name the query and the field. The rollout evaluator
 // serves every game here (no nets).
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
-#include "selfplay/analysis.h"
+#include "serve/analysis.h"
 
 namespace vz {
 namespace {

@@ -1,8 +1,8 @@
-// The JSON-lines analysis engine (selfplay/analysis.h); format in docs/analysis.md, modelled on
+// The JSON-lines analysis engine (serve/analysis.h); format in docs/analysis.md, modelled on
 // KataGo's analysis engine (field names camelCase as there: id, moves, analyzeTurns, maxVisits,
 // includePolicy, includePVVisits, reportDuringSearchEvery, moveInfos, rootInfo, turnNumber).
 
-#include "selfplay/analysis.h"
+#include "serve/analysis.h"
 
 #include <algorithm>
 #include <chrono>

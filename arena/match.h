@@ -6,7 +6,7 @@
 // bound, and adjudication of over-long games (draw, or by material count).
 //
 // Concurrency: with an MCTS player (rollout, net) the match keeps `concurrency` games in flight and
-// advances them in lockstep (selfplay/match_games.h): each round, every game whose side to move is
+// advances them in lockstep (arena/match_games.h): each round, every game whose side to move is
 // an MCTS player adds its leaves to that player's batch, and each player's evaluator (one per
 // player: a net is loaded once) is called once per round on the whole batch, all in one thread.
 // Without MCTS players, `concurrency` threads each play whole pairs. Either way game k gets seeds
@@ -26,14 +26,14 @@
 
 #include "engine/core/error.h"
 #include "engine/core/types.h"
-#include "selfplay/stats.h"
+#include "arena/stats.h"
 
 namespace vz {
 
 enum class Adjudication { kDraw, kMaterial };
 
 struct MatchConfig {
-  std::string player1;  // spec strings (selfplay/player.h)
+  std::string player1;  // spec strings (arena/player.h)
   std::string player2;
   int games = 2;  // rounded up to an even number (whole pairs)
   // "" = the initial position for every pair; "random:PLIES" = PLIES random legal plies from the
