@@ -1,4 +1,4 @@
-// `vzero analysis`: the JSON-lines analysis engine (selfplay/analysis.h; format in
+// `vzero analysis`: the JSON-lines analysis engine (serve/analysis.h; format in
 // docs/analysis.md, after KataGo's analysis engine). A reader thread queues stdin lines so that a
 // terminate request is seen between two search rounds; the main thread handles the lines and runs
 // the lockstep rounds, and alone writes stdout (one JSON object per line, flushed at once). At the
@@ -21,7 +21,7 @@
 #include "engine/core/error.h"
 #include "engine/registry.h"
 #include "engine/search/search_params.h"
-#include "selfplay/analysis.h"
+#include "serve/analysis.h"
 #if defined(VZ_HAVE_TORCH)
 #include "nets/variant_nets.h"
 #endif

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "app/commands.h"
-#include "selfplay/ladder.h"
+#include "arena/ladder.h"
 
 namespace vz::app {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "app/commands.h"
-#include "selfplay/match.h"
+#include "arena/match.h"
 
 namespace vz::app {
 namespace {

@@ -2,7 +2,7 @@
 // with the game's own picture (G::BoardPicture: the hex layout of Chaco Rex, castles and walls of
 // Chad); moves are typed in protocol or display form (G::ParseMove reads both); commands undo,
 // hint, fen, moves, board, help, quit. At the end (game over, quit or end of input) the game is
-// saved as PGN, or PDN for Portuguese draughts (selfplay/record.h), and the result printed.
+// saved as PGN, or PDN for Portuguese draughts (arena/record.h), and the result printed.
 // Reads stdin line by line, so it can be scripted through a pipe.
 
 #include <fmt/core.h>
@@ -26,7 +26,7 @@
 #include "engine/search/evaluator_registry.h"
 #include "engine/search/mcts.h"
 #include "engine/search/rollout_evaluator.h"
-#include "selfplay/record.h"
+#include "arena/record.h"
 
 namespace vz::app {
 namespace {

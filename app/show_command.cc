@@ -10,7 +10,7 @@
 #include "app/text_util.h"
 #include "engine/core/error.h"
 #include "engine/registry.h"
-#include "selfplay/record.h"
+#include "arena/record.h"
 
 namespace vz::app {
 namespace {

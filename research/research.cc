@@ -17,7 +17,7 @@
 #include "research/study.h"
 #include "engine/dispatch.h"
 #include "selfplay/game_record.h"
-#include "selfplay/player.h"
+#include "arena/player.h"
 #include "selfplay/run_dir.h"
 
 namespace vz::research {

@@ -2,12 +2,12 @@
 
 // `vzero research`: a study of a game itself from a trained net, after the AlphaZero study of
 // chess variants (Tomasev, Paquet, Hassabis, Kramnik 2020). It plays fresh games of the net
-// against itself at each search budget (selfplay/match.h: all games in flight share one
+// against itself at each search budget (arena/match.h: all games in flight share one
 // evaluator call per round), searches the start position and plays games after the preferred
 // first moves, adds a training run's own self-play records when given one, and writes the report
 // of research/report.h: balance, piece values, openings, game shape, example games.
 //
-// Reproducible: game k of budget b is seeded from `seed`, b and k alone (selfplay/match_games.h),
+// Reproducible: game k of budget b is seeded from `seed`, b and k alone (arena/match_games.h),
 // so the same command gives the same games (up to floating-point differences of batch sizes on
 // a GPU). Progress goes to stderr (a live line on a terminal, a line per tenth otherwise).
 
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "selfplay/match.h"
+#include "arena/match.h"
 
 namespace vz::research {
 

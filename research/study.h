@@ -7,7 +7,7 @@
 // most frequent lines, the entropy of the first-N-ply distribution) and game shape (lengths,
 // material over the game, captures and promotions per piece kind).
 //
-// Games come from matches (selfplay/match.h: MatchGame) or from a training run's record chunks
+// Games come from matches (arena/match.h: MatchGame) or from a training run's record chunks
 // (selfplay/game_record.h: proto::GameRecord) and are held as StudyGame, which keeps what every
 // table needs: the start, the moves, the result, how the game ended and the searches' values.
 // Functions over StudyGame are templates over the game type where they replay moves.
@@ -30,8 +30,8 @@
 #include "proto/train.pb.h"
 #include "research/pieces.h"
 #include "research/statistics.h"
-#include "selfplay/match.h"
-#include "selfplay/record.h"
+#include "arena/match.h"
+#include "arena/record.h"
 
 namespace vz::research {
 
