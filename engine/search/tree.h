@@ -8,6 +8,10 @@
 //
 // Values are stored from White's point of view, so that no turn order is assumed: the search
 // turns them to the side to move when it reads them.
+//
+// Tree reuse (KeepSubtree): after a move is played at the root, the subtree of that move becomes
+// the new tree, its statistics kept (AlphaZero keeps the subtree of the played move). Backup adds
+// one simulation's value to every node of a path. Not thread-safe.
 
 #include <algorithm>
 #include <cstddef>
@@ -17,6 +21,8 @@
 #include <limits>
 #include <memory>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "engine/core/macros.h"
 #include "engine/core/types.h"
@@ -169,6 +175,80 @@ struct SearchTree {
 
   // Bytes reserved by the arrays (capacity, not size; untouched pages are not resident).
   size_t MemoryBytes() const { return capacity() * kBytesPerNode; }
+
+  // A node is expanded once it has been evaluated and has its children.
+  bool Expanded(int32_t node) const { return visits[node] > 0 && first_child[node] != kNone; }
+
+  // The child of `node` reached by `child_move`; kNone if `node` has no children or no such child.
+  int32_t ChildByMove(int32_t node, Move child_move) const {
+    if (first_child[node] == kNone) return kNone;
+    for (int i = 0; i < num_children[node]; ++i) {
+      if (move[first_child[node] + i] == child_move) return first_child[node] + i;
+    }
+    return kNone;
+  }
+
+  // Backs up one simulation from `node` to the root: one more visit, `value_white` (W - L,
+  // White's view) and `draw` (the draw probability) added, and the virtual loss of the descent
+  // removed (one in-flight count per node of the path).
+  void Backup(int32_t node, float value_white, float draw) {
+    for (int32_t n = node; n != kNone; n = parent[n]) {
+      ++visits[n];
+      value_sum[n] += value_white;
+      draw_sum[n] += draw;
+      --in_flight[n];
+    }
+  }
+
+  // Backup of a game result known exactly (a terminal or proven node).
+  void BackupExact(int32_t node, Status status) {
+    const float value_white = status == Status::kWhiteWins   ? 1.0f
+                              : status == Status::kBlackWins ? -1.0f
+                                                             : 0.0f;
+    Backup(node, value_white, status == Status::kDraw ? 1.0f : 0.0f);
+  }
+
+  // Empties the tree down to a fresh root whose side to move is `root_side` (a Color).
+  void Clear(uint8_t root_side) {
+    Reserve(1);
+    size = 1;
+    InitNode(kRoot, kNullMove, kNone);
+    side[kRoot] = root_side;
+  }
+
+  // Tree reuse: makes node `kept` the root of a compacted copy of its subtree (breadth first, so
+  // children stay contiguous) in `spare`, then swaps the two trees (`spare` is left empty, its
+  // memory kept for the next reuse). `root_side` is the new root's side to move; `old_ids` is
+  // scratch ([new node] old id).
+  void KeepSubtree(int32_t kept, uint8_t root_side, SearchTree& spare,
+                   std::vector<int32_t>& old_ids) {
+    spare.Reserve(1);
+    spare.size = 1;
+    spare.CopyNode(kRoot, *this, kept);
+    spare.parent[kRoot] = kNone;
+    spare.prior[kRoot] = 0.0f;
+    spare.side[kRoot] = root_side;
+    old_ids.assign(1, kept);
+    for (int32_t i = 0; i < spare.size; ++i) {
+      const int32_t old = old_ids[size_t(i)];
+      const int32_t old_first = first_child[old];
+      if (old_first == kNone) continue;
+      const int n = num_children[old];
+      const int32_t first = spare.size;
+      if (size_t(first + n) > spare.capacity()) {
+        spare.Reserve(std::max(size_t(first + n), spare.capacity() * 2));
+      }
+      spare.first_child[i] = first;
+      for (int k = 0; k < n; ++k) {
+        spare.CopyNode(first + k, *this, old_first + k);
+        spare.parent[first + k] = i;
+        old_ids.push_back(old_first + k);
+      }
+      spare.size += n;
+    }
+    std::swap(*this, spare);
+    spare.size = 0;
+  }
 };
 
 }  // namespace vz
