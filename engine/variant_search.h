@@ -1,8 +1,9 @@
 #pragma once
 
-// The search behind the type-erased registry: runs Mcts<G> for a text request and reports in
-// text, and the fixed `vzero bench` workload. Instantiated once per registered game in
-// engine/registry.cc.
+// The command glue of `vzero search` and `vzero bench` behind the type-erased registry
+// (engine/registry.h): runs Mcts<G> for a text request and reports in text, and the fixed bench
+// workload. Instantiated once per registered game in engine/registry.cc; it lives beside the
+// registry, not in engine/search/, which stays the search alone.
 
 #include <time.h>
 
