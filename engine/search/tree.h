@@ -101,19 +101,7 @@ struct SearchTree {
   void Reserve(size_t nodes) {
     if (nodes <= capacity()) return;
     const size_t used = size_t(size);
-    move.Reserve(nodes, used);
-    parent.Reserve(nodes, used);
-    first_child.Reserve(nodes, used);
-    num_children.Reserve(nodes, used);
-    visits.Reserve(nodes, used);
-    in_flight.Reserve(nodes, used);
-    value_sum.Reserve(nodes, used);
-    draw_sum.Reserve(nodes, used);
-    prior.Reserve(nodes, used);
-    raw_value.Reserve(nodes, used);
-    side.Reserve(nodes, used);
-    proven.Reserve(nodes, used);
-    proven_plies.Reserve(nodes, used);
+    ForEachArray([&](auto array) { (this->*array).Reserve(nodes, used); });
   }
 
   // Appends `count` fresh children of `parent_node` with the given moves; capacity must suffice.
@@ -158,19 +146,25 @@ struct SearchTree {
   // Copies every field of `from`'s node `source` into node `target` (links included; the caller
   // fixes them).
   void CopyNode(int32_t target, const SearchTree& from, int32_t source) {
-    move[target] = from.move[source];
-    parent[target] = from.parent[source];
-    first_child[target] = from.first_child[source];
-    num_children[target] = from.num_children[source];
-    visits[target] = from.visits[source];
-    in_flight[target] = from.in_flight[source];
-    value_sum[target] = from.value_sum[source];
-    draw_sum[target] = from.draw_sum[source];
-    prior[target] = from.prior[source];
-    raw_value[target] = from.raw_value[source];
-    side[target] = from.side[source];
-    proven[target] = from.proven[source];
-    proven_plies[target] = from.proven_plies[source];
+    ForEachArray([&](auto array) { (this->*array)[target] = (from.*array)[source]; });
+  }
+
+  // Calls `f` with a pointer to member of each per-node array, in declaration order.
+  template <class F>
+  static void ForEachArray(F&& f) {
+    f(&SearchTree::move);
+    f(&SearchTree::parent);
+    f(&SearchTree::first_child);
+    f(&SearchTree::num_children);
+    f(&SearchTree::visits);
+    f(&SearchTree::in_flight);
+    f(&SearchTree::value_sum);
+    f(&SearchTree::draw_sum);
+    f(&SearchTree::prior);
+    f(&SearchTree::raw_value);
+    f(&SearchTree::side);
+    f(&SearchTree::proven);
+    f(&SearchTree::proven_plies);
   }
 
   // Bytes reserved by the arrays (capacity, not size; untouched pages are not resident).
