@@ -157,7 +157,7 @@ torch::Device ParseDevice(const std::string& device) {
 
 }  // namespace vz::nets
 
-namespace vz::nets {
+namespace vz::nets::torch_impl {
 
 NetFile FreshNet(const NetFile& header, uint64_t seed) {
   NetFile net = header;
@@ -167,4 +167,4 @@ NetFile FreshNet(const NetFile& header, uint64_t seed) {
   return net;
 }
 
-}  // namespace vz::nets
+}  // namespace vz::nets::torch_impl
