@@ -1,19 +1,16 @@
 // `vzero analysis`: the JSON-lines analysis engine (serve/analysis.h; format in
-// docs/analysis.md, after KataGo's analysis engine). A reader thread queues stdin lines so that a
+// docs/analysis.md, after KataGo's analysis engine). A reader thread (serve/line_io.h) queues stdin
+// lines so that a
 // terminate request is seen between two search rounds; the main thread handles the lines and runs
 // the lockstep rounds, and alone writes stdout (one JSON object per line, flushed at once). At the
 // end of stdin the queued and running queries are finished, then the command returns (status 0).
 
 #include <fmt/core.h>
 
-#include <condition_variable>
 #include <cstdio>
-#include <deque>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -22,6 +19,7 @@
 #include "engine/registry.h"
 #include "engine/search/search_params.h"
 #include "serve/analysis.h"
+#include "serve/line_io.h"
 #if defined(VZ_HAVE_TORCH)
 #include "nets/variant_nets.h"
 #endif
@@ -45,40 +43,6 @@ struct AnalysisOptions {
   int max_queries = 64;
   int leaves = 0;
   int64_t max_nodes = int64_t{1} << 22;
-};
-
-// Lines read from stdin by the reader thread, handed to the main thread.
-class LineQueue {
- public:
-  void Push(std::string line) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      lines_.push_back(std::move(line));
-    }
-    ready_.notify_one();
-  }
-  void Close() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      closed_ = true;
-    }
-    ready_.notify_one();
-  }
-  // Moves the queued lines into `lines`; with `wait`, first waits for a line or the end of input.
-  // Returns true once the input has ended and every line was taken.
-  bool Take(std::vector<std::string>& lines, bool wait) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (wait) ready_.wait(lock, [this] { return !lines_.empty() || closed_; });
-    lines.assign(std::make_move_iterator(lines_.begin()), std::make_move_iterator(lines_.end()));
-    lines_.clear();
-    return closed_ && lines.empty();
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<std::string> lines_;
-  bool closed_ = false;
 };
 
 void WriteLine(const std::string& line) {
@@ -120,29 +84,17 @@ void RunAnalysis(const AnalysisOptions& options) {
   }
   std::fprintf(stderr, "vzero analysis: ready for queries (one JSON object per line)\n");
 
-  LineQueue queue;
-  std::thread reader([&queue] {
-    std::string line;
-    while (std::getline(std::cin, line)) queue.Push(std::move(line));
-    queue.Close();
-  });
-  try {
-    std::vector<std::string> lines;
-    for (;;) {
-      const bool ended = queue.Take(lines, /*wait=*/!engine.Busy());
-      for (const std::string& line : lines) engine.HandleLine(line);
-      if (engine.Busy()) {
-        engine.RunRound();
-      } else if (ended) {
-        break;
-      }
+  LineReader reader(std::cin);
+  std::vector<std::string> lines;
+  for (;;) {
+    const bool ended = reader.Take(lines, /*wait=*/!engine.Busy());
+    for (const std::string& line : lines) engine.HandleLine(line);
+    if (engine.Busy()) {
+      engine.RunRound();
+    } else if (ended) {
+      break;
     }
-  } catch (...) {
-    // The reader may still be blocked on stdin: leave it to the process exit.
-    reader.detach();
-    throw;
   }
-  reader.join();
 }
 
 }  // namespace

@@ -46,7 +46,9 @@ int main(int argc, char** argv) {
 #if defined(VZ_HAVE_TORCH)
   // LibTorch's CPU threads: VZ_TORCH_THREADS, default 1. Search batches are small and OpenMP's
   // busy waiting with one thread per core made a net search 10-40x slower on a loaded machine;
-  // `vzero nnbench --threads N` overrides it for measurements.
+  // `vzero nnbench --threads N` overrides it for measurements. Neither call loads LibTorch: the
+  // threads apply and the net evaluators run when a command first needs a net
+  // (nets/torch_backend.h).
   try {
     vz::nets::SetCpuThreads(TorchThreadsFromEnvironment());
   } catch (const vz::Error& e) {

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "app/commands.h"
-#include "app/text_util.h"
 #include "engine/core/error.h"
 #include "engine/registry.h"
 #include "engine/search/search_params.h"
 #include "engine/search/tree.h"
+#include "serve/line_io.h"
 
 namespace vz::app {
 namespace {
@@ -131,7 +131,7 @@ void RunSearch(const SearchOptions& options) {
   const Variant& variant = FindVariant(options.variant);
   SearchRequest request;
   request.fen = options.fen;
-  request.moves = SplitMoves(options.moves);
+  request.moves = SplitWords(options.moves);
   request.evaluator = options.evaluator;
   request.net = options.net;
   request.device = options.device;

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "app/commands.h"
-#include "app/text_util.h"
+#include "arena/record.h"
 #include "engine/core/error.h"
 #include "engine/registry.h"
-#include "arena/record.h"
+#include "serve/line_io.h"
 
 namespace vz::app {
 namespace {
@@ -75,7 +75,7 @@ void RunShow(const ShowOptions& options) {
   }
   if (options.variant.empty()) throw Error("show: --variant is required (or --pgn / --pdn)");
   const Variant& variant = FindVariant(options.variant);
-  const PositionReport report = variant.Show(options.fen, SplitMoves(options.moves));
+  const PositionReport report = variant.Show(options.fen, SplitWords(options.moves));
   if (options.json) {
     nlohmann::json json;
     json["variant"] = std::string(variant.name());

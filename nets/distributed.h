@@ -106,7 +106,7 @@ class ProcessGroup {
   // Returns when every rank has called it. Throws vz::Error on a failed collective.
   void Barrier();
 
-  // For nets/distributed_tensors.h (defined in distributed.cc).
+  // The LibTorch side's interface (nets/torch_backend.h); nets/distributed_tensors.h downcasts it.
   struct Impl;
   Impl& impl() const { return *impl_; }
 

@@ -1,6 +1,7 @@
 #pragma once
 
-// New networks (torch-free interface; implemented with LibTorch in nets/model.cc).
+// New networks (torch-free interface; implemented with LibTorch in nets/model.cc, reached through
+// nets/torch_backend.h).
 
 #include <cstdint>
 

@@ -182,7 +182,7 @@ torch::Device ParseDevice(const std::string& device) {
 
 }  // namespace vz::nets
 
-namespace vz::nets {
+namespace vz::nets::torch_impl {
 
 NetFile FreshNet(const NetFile& header, uint64_t seed) {
   NetFile net = header;
@@ -192,4 +192,4 @@ NetFile FreshNet(const NetFile& header, uint64_t seed) {
   return net;
 }
 
-}  // namespace vz::nets
+}  // namespace vz::nets::torch_impl

@@ -16,11 +16,13 @@
 
 namespace vz::nets {
 
-// Number of CUDA devices LibTorch sees (0 without a GPU or driver).
+// Number of CUDA devices LibTorch sees (0 without a GPU or driver). Loads LibTorch.
 int CudaDeviceCount();
 
 // Sets LibTorch's intra-op CPU threads for the whole process (`threads` >= 1). On a loaded
-// machine fewer threads than cores avoid OpenMP's busy waiting (tests use 1).
+// machine fewer threads than cores avoid OpenMP's busy waiting (tests use 1). Before LibTorch is
+// loaded (nets/torch_backend.h) the value is kept and applied when it loads: this call alone
+// never loads it.
 void SetCpuThreads(int threads);
 
 // Throws vz::Error naming the net `source` when a value of a batch's outputs is NaN or infinite
@@ -90,8 +92,10 @@ class NetRunner {
   std::string precision() const;  // "fp32", "fp16" or "bf16"
   const std::string& source() const;  // the net's name in errors (its file)
 
- private:
+  // The LibTorch side's interface (nets/torch_backend.h).
   struct Impl;
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 

@@ -128,8 +128,10 @@ class Trainer {
   // for augmentation choices.
   uint64_t NextRandom();
 
- private:
+  // The LibTorch side's interface (nets/torch_backend.h).
   struct Impl;
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 

@@ -3,7 +3,7 @@
 // The configuration of `vzero train` (proto::TrainConfig, proto/train.proto) as protobuf text
 // (KataGo's idea of one config file plus `key=value` overrides from the command line):
 // - presets configs/<variant>/<preset>.txtpb, compiled into the binary at build time
-//   (cmake/embed_presets.cmake writes them into a generated source of vz_selfplay);
+//   (cmake/embed_files.cmake writes them into a generated source of vz_selfplay);
 // - a text file given by the user (`--config FILE`);
 // - overrides "section.field=value" (`--set`), applied through protobuf reflection;
 // - validation of every field's range, naming the key ("config key selfplay.simulations: 0 is

@@ -1,7 +1,7 @@
 #pragma once
 
 // The page of `vzero serve` (serve/web/: HTML, CSS, JavaScript, no build step), compiled into the
-// binary by cmake/embed_web.cmake, so that the server reads no file of its own at run time.
+// binary by cmake/embed_files.cmake, so that the server reads no file of its own at run time.
 // Thread-safety: the table is immutable.
 
 #include <string_view>

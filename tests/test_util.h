@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/core/game_state.h"
 #include "engine/core/types.h"
 #include "engine/core/zobrist.h"
 
@@ -121,6 +122,19 @@ int ExpectSymmetryOverRandomGames(Image image, int symmetry, int games, int plie
     }
   }
   return checked;
+}
+
+// `text` is a legal move of `game` in the game's protocol form (what a UCI engine prints); returns
+// it (kNullMove, with a test failure, if not).
+template <Game G>
+Move ExpectLegalProtocolMove(const GameState<G>& game, const std::string& text) {
+  Move move = kNullMove;
+  EXPECT_EQ(ErrorOf([&] { move = G::ParseMove(game.position(), text); }), "")
+      << G::kName << " " << G::FormatPosition(game.position());
+  if (move == kNullMove) return move;
+  EXPECT_TRUE(game.legal_moves().Contains(move)) << text;
+  EXPECT_EQ(G::FormatMove(game.position(), move), text) << "not the protocol form";
+  return move;
 }
 
 }  // namespace vz::testing

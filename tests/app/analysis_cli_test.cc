@@ -20,7 +20,7 @@
 
 #include "engine/core/error.h"
 #include "engine/registry.h"
-#include "tests/app/cli_session.h"
+#include "tests/cli_driver.h"
 
 namespace vz {
 namespace {
@@ -151,10 +151,7 @@ void ExpectWellFormed(const Json& answer, const std::string& variant) {
 class AnalysisCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!vz::testing::HaveVzero()) {
-      GTEST_SKIP() << "no vzero binary at " << vz::testing::VzeroPath()
-                   << " (build the vzero target)";
-    }
+    if (const std::string why = vz::testing::VzeroSkipReason(); !why.empty()) GTEST_SKIP() << why;
   }
 };
 

@@ -17,7 +17,7 @@
 
 #include "engine/core/zobrist.h"
 #include "engine/registry.h"
-#include "tests/app/cli_session.h"
+#include "tests/cli_driver.h"
 
 namespace vz {
 namespace {
@@ -40,12 +40,7 @@ std::optional<std::string> After(const std::string& text, const std::string& mar
   return text.substr(begin, text.find('\n', begin) - begin);
 }
 
-std::vector<std::string> Words(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> words;
-  for (std::string word; in >> word;) words.push_back(word);
-  return words;
-}
+using testing::Words;
 
 int Count(const std::string& text, const std::string& marker) {
   int count = 0;
@@ -116,10 +111,7 @@ std::string ShowRecord(const std::string& path, bool draughts, int& status) {
 class PlayCliTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    if (!vz::testing::HaveVzero()) {
-      GTEST_SKIP() << "no vzero binary at " << vz::testing::VzeroPath()
-                   << " (build the vzero target)";
-    }
+    if (const std::string why = vz::testing::VzeroSkipReason(); !why.empty()) GTEST_SKIP() << why;
   }
 };
 

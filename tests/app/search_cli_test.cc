@@ -13,41 +13,19 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli_driver.h"
+
 namespace vz {
 namespace {
 
-struct Execution {
-  int status = -1;     // exit status
-  std::string output;  // stdout and stderr together
-};
-
-std::string VzeroPath() {
-  if (const char* path = std::getenv("VZ_VZERO")) return path;
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "vzero").string();
-}
-
-// Runs vzero with `arguments` (each passed as one word).
-Execution RunVzero(const std::vector<std::string>& arguments) {
-  std::string command = "'" + VzeroPath() + "'";
-  for (const std::string& argument : arguments) command += " '" + argument + "'";
-  command += " 2>&1";
-  Execution run;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;)
-    run.output.append(buffer, n);
-  const int status = pclose(pipe);
-  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
+using testing::Execution;
+using testing::RunVzero;
+using testing::VzeroPath;
 
 class SearchCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (access(VzeroPath().c_str(), X_OK) != 0) {
-      GTEST_SKIP() << "no vzero binary at " << VzeroPath() << " (build the vzero target)";
-    }
+    if (const std::string why = testing::VzeroSkipReason(); !why.empty()) GTEST_SKIP() << why;
   }
 
   // Runs a command that must succeed and print one JSON object.

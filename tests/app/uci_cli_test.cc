@@ -5,16 +5,9 @@
 // blocking. Runs the vzero binary of the same build (next to this test; VZ_VZERO names another
 // one) and skips when there is none.
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cstdlib>
-#include <filesystem>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -24,166 +17,65 @@
 #include "engine/core/game_state.h"
 #include "engine/core/zobrist.h"
 #include "engine/games.h"
+#include "tests/cli_driver.h"
 #include "tests/test_util.h"
 
 namespace vz {
 namespace {
 
-std::string VzeroPath() {
-  if (const char* path = std::getenv("VZ_VZERO")) return path;
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "vzero").string();
-}
+using testing::ExpectLegalProtocolMove;
+using testing::StartsWith;
+using testing::VzeroPath;
+using testing::Words;
 
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
-std::vector<std::string> Words(const std::string& line) {
-  std::istringstream stream(line);
-  std::vector<std::string> words;
-  for (std::string word; stream >> word;) words.push_back(word);
-  return words;
-}
-
-// A running `vzero uci`: its stdin and stdout are pipes of this test; stderr is shared.
+// A running `vzero uci` (testing::CliSession: stdin and stdout are pipes of this test, stderr is
+// shared).
 class UciProcess {
  public:
-  static constexpr auto kDeadline = std::chrono::seconds(120);
-
   explicit UciProcess(const std::vector<std::string>& arguments = {}) {
-    signal(SIGPIPE, SIG_IGN);  // a dead engine must fail the test, not kill it
-    int to_child[2], from_child[2];
-    if (pipe(to_child) != 0 || pipe(from_child) != 0) return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(to_child[0], 0);
-      dup2(from_child[1], 1);
-      close(to_child[0]);
-      close(to_child[1]);
-      close(from_child[0]);
-      close(from_child[1]);
-      const std::string path = VzeroPath();
-      std::vector<std::string> words = {path, "uci"};
-      words.insert(words.end(), arguments.begin(), arguments.end());
-      std::vector<char*> argv;
-      for (std::string& word : words) argv.push_back(word.data());
-      argv.push_back(nullptr);
-      execv(path.c_str(), argv.data());
-      _exit(127);
-    }
-    close(to_child[0]);
-    close(from_child[1]);
-    to_ = to_child[1];
-    from_ = from_child[0];
-  }
-
-  ~UciProcess() {
-    CloseInput();
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    if (from_ >= 0) close(from_);
+    std::vector<std::string> words = {"uci"};
+    words.insert(words.end(), arguments.begin(), arguments.end());
+    EXPECT_TRUE(session_.Start(words)) << "cannot start " << VzeroPath();
   }
 
   void Send(const std::string& line) {
-    const std::string text = line + "\n";
-    size_t written = 0;
-    while (to_ >= 0 && written < text.size()) {
-      const ssize_t n = write(to_, text.data() + written, text.size() - written);
-      if (n <= 0) break;
-      written += size_t(n);
-    }
-    EXPECT_EQ(written, text.size()) << "could not send '" << line << "'";
+    EXPECT_TRUE(session_.Send(line + "\n")) << "could not send '" << line << "'";
   }
 
-  void CloseInput() {
-    if (to_ >= 0) close(to_);
-    to_ = -1;
-  }
-
-  // The next output line, or nothing at the end of the output or after kDeadline.
+  // The next output line, or nothing at the end of the output or after CliSession::kPatience.
   std::optional<std::string> ReadLine() {
-    const auto deadline = std::chrono::steady_clock::now() + kDeadline;
-    for (;;) {
-      const size_t end = buffer_.find('\n');
-      if (end != std::string::npos) {
-        std::string line = buffer_.substr(0, end);
-        buffer_.erase(0, end + 1);
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        return line;
-      }
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0 || from_ < 0) return std::nullopt;
-      pollfd poll_fd{from_, POLLIN, 0};
-      if (poll(&poll_fd, 1, int(left.count())) <= 0) continue;
-      char chunk[4096];
-      const ssize_t n = read(from_, chunk, sizeof(chunk));
-      if (n <= 0) return std::nullopt;
-      buffer_.append(chunk, size_t(n));
-    }
+    std::string line = session_.ReadLine();
+    if (line.empty() && (session_.ended() || session_.timed_out())) return std::nullopt;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return line;
   }
 
-  // The lines up to and including the first one that starts with `prefix`. Fails the test
-  // (listing what came) if the output ends or the deadline passes first.
+  // The lines up to and including the first one that starts with `prefix` (testing::
+  // ReadLinesUntil: fails the test if the output ends or the deadline passes first).
   std::vector<std::string> ReadUntil(const std::string& prefix) {
-    std::vector<std::string> lines;
-    while (std::optional<std::string> line = ReadLine()) {
-      lines.push_back(*line);
-      if (StartsWith(*line, prefix)) return lines;
-    }
-    std::string seen;
-    for (const std::string& line : lines) seen += "\n  " + line;
-    ADD_FAILURE() << "no line starting with '" << prefix << "'; got:" << seen;
-    return lines;
+    return testing::ReadLinesUntil([this] { return ReadLine(); }, prefix);
   }
 
   // The move of the next `bestmove` line ("" if none comes).
-  std::string BestMove() {
-    const std::vector<std::string> lines = ReadUntil("bestmove");
-    if (lines.empty() || !StartsWith(lines.back(), "bestmove")) return "";
-    const std::vector<std::string> words = Words(lines.back());
-    return words.size() >= 2 ? words[1] : "";
-  }
+  std::string BestMove() { return testing::BestMoveOf(ReadUntil("bestmove")); }
 
   // Closes stdin, reads the rest of the output, and returns the exit status (-1: killed).
   int Finish(std::vector<std::string>* rest = nullptr) {
-    CloseInput();
+    session_.CloseInput();
     while (std::optional<std::string> line = ReadLine()) {
       if (rest != nullptr) rest->push_back(*line);
     }
-    int status = 0;
-    if (pid_ <= 0 || waitpid(pid_, &status, 0) != pid_) return -1;
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return session_.Wait();
   }
 
  private:
-  pid_t pid_ = -1;
-  int to_ = -1;
-  int from_ = -1;
-  std::string buffer_;
+  testing::CliSession session_;
 };
-
-// `text` is a legal move of `game` in the game's protocol form; returns it (kNullMove if not).
-template <Game G>
-Move ExpectLegalProtocolMove(const GameState<G>& game, const std::string& text) {
-  Move move = kNullMove;
-  EXPECT_EQ(testing::ErrorOf([&] { move = G::ParseMove(game.position(), text); }), "")
-      << G::kName << " " << G::FormatPosition(game.position());
-  if (move == kNullMove) return move;
-  EXPECT_TRUE(game.legal_moves().Contains(move)) << text;
-  EXPECT_EQ(G::FormatMove(game.position(), move), text) << "not the protocol form";
-  return move;
-}
 
 class UciCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (access(VzeroPath().c_str(), X_OK) != 0) {
-      GTEST_SKIP() << "no vzero binary at " << VzeroPath() << " (build the vzero target)";
-    }
+    if (const std::string why = testing::VzeroSkipReason(); !why.empty()) GTEST_SKIP() << why;
   }
 };
 

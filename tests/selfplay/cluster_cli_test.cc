@@ -32,66 +32,18 @@
 #include <vector>
 
 #include "selfplay/game_record.h"
-#include "tests/app/cli_session.h"
+#include "tests/cli_driver.h"
 
 namespace vz {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string VzeroPath() {
-  if (const char* path = std::getenv("VZ_VZERO")) return path;
-  return (fs::read_symlink("/proc/self/exe").parent_path() / "vzero").string();
-}
-
-// Starts vzero in the background (output appended to `log`) with the environment variables
-// `environment` ("NAME=VALUE") added; returns its pid.
-pid_t StartVzero(const std::vector<std::string>& arguments, const fs::path& log,
-                 const std::vector<std::string>& environment = {}) {
-  std::string command = "exec env";
-  for (const std::string& variable : environment) command += " '" + variable + "'";
-  command += " '" + VzeroPath() + "'";
-  for (const std::string& argument : arguments) command += " '" + argument + "'";
-  command += " >>'" + log.string() + "' 2>&1";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  return pid;
-}
-
-// Waits up to `seconds` for `pid`; returns its wait status, or -1 on timeout.
-int WaitFor(pid_t pid, double seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) return status;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return -1;
-}
-
-bool ExitedCleanly(int status) {
-  return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-// Polls `done` every 200 ms for up to `seconds`; returns its last value.
-bool WaitUntil(double seconds, const std::function<bool()>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return done();
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
+using testing::ExitedCleanly;
+using testing::ReadFile;
+using testing::VzeroPath;
+using testing::WaitFor;
+using testing::WaitUntil;
 
 nlohmann::json State(const fs::path& run) {
   if (!fs::exists(run / "state.json")) return nlohmann::json::object();
@@ -162,12 +114,7 @@ constexpr const char* kNeeds = "selfplay, trainer and gate commands";
 class ClusterCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (access(VzeroPath().c_str(), X_OK) != 0) {
-      GTEST_SKIP() << "no vzero binary at " << VzeroPath() << " (build the vzero target)";
-    }
-    if (!testing::VzeroHasNets()) {
-      GTEST_SKIP() << "this vzero is built without LibTorch (-DVZ_USE_TORCH=OFF): no " << kNeeds;
-    }
+    if (const std::string why = testing::VzeroSkipReason(kNeeds); !why.empty()) GTEST_SKIP() << why;
     dir_ = fs::temp_directory_path() / ("vzero-cluster-test-" + std::to_string(getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
@@ -190,7 +137,7 @@ class ClusterCliTest : public ::testing::Test {
   }
   pid_t Start(const std::vector<std::string>& arguments, const std::string& log,
               const std::vector<std::string>& environment = {}) {
-    const pid_t pid = StartVzero(arguments, dir_ / log, environment);
+    const pid_t pid = testing::StartVzero(arguments, dir_ / log, environment, /*append=*/true);
     pids_.push_back(pid);
     return pid;
   }

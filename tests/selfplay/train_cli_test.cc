@@ -23,93 +23,24 @@
 #include <vector>
 
 #include "selfplay/game_record.h"
-#include "tests/app/cli_session.h"
+#include "tests/cli_driver.h"
+#include "tests/selfplay/tiny_train_run.h"
 
 namespace vz {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Execution {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
+using testing::Execution;
+using testing::ReadFile;
+using testing::RunVzero;
+using testing::StartVzero;
+using testing::VzeroPath;
+using testing::WaitFor;
 
-std::string VzeroPath() {
-  if (const char* path = std::getenv("VZ_VZERO")) return path;
-  return (fs::read_symlink("/proc/self/exe").parent_path() / "vzero").string();
-}
-
-std::string CommandLine(const std::vector<std::string>& arguments) {
-  std::string command = "'" + VzeroPath() + "'";
-  for (const std::string& argument : arguments) command += " '" + argument + "'";
-  return command;
-}
-
-Execution RunVzero(const std::vector<std::string>& arguments) {
-  const std::string command = CommandLine(arguments) + " 2>&1";
-  Execution run;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;)
-    run.output.append(buffer, n);
-  const int status = pclose(pipe);
-  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
-
-// Starts vzero in the background (output to `log`); returns its pid.
-pid_t StartVzero(const std::vector<std::string>& arguments, const std::string& log) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const std::string command = "exec " + CommandLine(arguments) + " >'" + log + "' 2>&1";
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  return pid;
-}
-
-// Waits up to `seconds` for `pid`; returns its wait status, or -1 on timeout.
-int WaitFor(pid_t pid, double seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) return status;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return -1;
-}
-
-// The tiny run: draughts, a tiny net, 4 simulations, small batches; stops after `steps` steps.
+// The tiny run (tests/selfplay/tiny_train_run.h) with a 2-game evaluation.
 std::vector<std::string> TinyRun(const std::string& run_dir, int steps) {
-  return {"train",
-          "--variant", "portuguese-draughts",
-          "--preset", "demo",
-          "--run-dir", run_dir,
-          "--no-status",
-          "--set", "selfplay.concurrent_games=8",
-          "--set", "selfplay.simulations=4",
-          "--set", "selfplay.gumbel_max_considered=4",
-          "--set", "selfplay.max_plies=60",
-          "--set", "selfplay.games_per_chunk=4",
-          "--set", "replay.window_games=40",
-          "--set", "replay.min_positions=64",
-          "--set", "optimizer.batch_size=16",
-          "--set", "optimizer.checkpoint_every_steps=6",
-          "--set", "gating.games=2",
-          "--set", "gating.simulations=4",
-          "--set", "evaluation.games=2",
-          "--set", "evaluation.simulations=4",
-          "--set", "stop.minutes=0",
-          "--set", "stop.train_steps=" + std::to_string(steps)};
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+  return testing::TinyTrainRun(run_dir, steps, {"evaluation.games=2", "evaluation.simulations=4"});
 }
 
 // Game numbers of every finished game on disk (chunks and pending files); fails on a duplicate.
@@ -118,7 +49,8 @@ std::multiset<uint64_t> GameIndices(const fs::path& run_dir) {
   for (const fs::path& dir : {run_dir / "records", run_dir / "records" / "pending"}) {
     for (const std::string& path : ListRecordChunks(dir.string())) {
       try {
-        for (const proto::GameRecord& record : ReadRecordChunk(path)) indices.insert(record.index());
+        for (const proto::GameRecord& record : ReadRecordChunk(path))
+          indices.insert(record.index());
       } catch (const std::exception&) {
         // corrupted on purpose in one test
       }
@@ -141,12 +73,7 @@ constexpr const char* kNeeds = "train and export commands";
 class TrainCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (access(VzeroPath().c_str(), X_OK) != 0) {
-      GTEST_SKIP() << "no vzero binary at " << VzeroPath() << " (build the vzero target)";
-    }
-    if (!testing::VzeroHasNets()) {
-      GTEST_SKIP() << "this vzero is built without LibTorch (-DVZ_USE_TORCH=OFF): no " << kNeeds;
-    }
+    if (const std::string why = testing::VzeroSkipReason(kNeeds); !why.empty()) GTEST_SKIP() << why;
     dir_ = fs::temp_directory_path() /
            ("vzero-train-test-" + std::to_string(getpid()) + "-" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -170,9 +97,9 @@ TEST_F(TrainCliTest, TinyRunEndToEndAndResume) {
       << first.output;
   EXPECT_NE(first.output.find("best net vs initial net"), std::string::npos) << first.output;
   EXPECT_NE(first.output.find("best net vs rollout search"), std::string::npos) << first.output;
-  for (const char* file : {"config.txtpb", "state.json", "metrics.jsonl", "train.log",
-                           "evaluation.txt", "checkpoints/trainer.ckpt", "nets/initial.vznet",
-                           "nets/best.vznet"}) {
+  for (const char* file :
+       {"config.txtpb", "state.json", "metrics.jsonl", "train.log", "evaluation.txt",
+        "checkpoints/trainer.ckpt", "nets/initial.vznet", "nets/best.vznet"}) {
     EXPECT_TRUE(fs::exists(run / file)) << file;
   }
   nlohmann::json state = State(run);
@@ -196,9 +123,9 @@ TEST_F(TrainCliTest, TinyRunEndToEndAndResume) {
   EXPECT_EQ(kinds, (std::set<std::string>{"selfplay", "train", "gating", "evaluation"}));
 
   // The net is ready for play.
-  const Execution search = RunVzero({"search", "--variant", "portuguese-draughts", "--evaluator",
-                                     "net", "--net", (run / "nets" / "best.vznet").string(),
-                                     "--simulations", "8"});
+  const Execution search =
+      RunVzero({"search", "--variant", "portuguese-draughts", "--evaluator", "net", "--net",
+                (run / "nets" / "best.vznet").string(), "--simulations", "8"});
   EXPECT_EQ(search.status, 0) << search.output;
 
   // Resume: the same settings with a higher step limit continue from step 12, with the best net
@@ -210,8 +137,7 @@ TEST_F(TrainCliTest, TinyRunEndToEndAndResume) {
   ASSERT_EQ(second.status, 0) << second.output;
   EXPECT_NE(second.output.find("resuming run"), std::string::npos) << second.output;
   EXPECT_NE(second.output.find("step 12"), std::string::npos) << second.output;
-  EXPECT_NE(second.output.find("generation " + std::to_string(generation) + ")"),
-            std::string::npos)
+  EXPECT_NE(second.output.find("generation " + std::to_string(generation) + ")"), std::string::npos)
       << second.output;
   state = State(run);
   EXPECT_EQ(state["step"], 18);
@@ -249,8 +175,7 @@ TEST_F(TrainCliTest, KilledRunResumesWithoutLosingOrRepeatingGames) {
   // Kill it once it has finished some games and taken some steps (or after 60 s at most).
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
-    const nlohmann::json state =
-        fs::exists(run / "state.json") ? State(run) : nlohmann::json();
+    const nlohmann::json state = fs::exists(run / "state.json") ? State(run) : nlohmann::json();
     if (state.is_object() && state.value("step", 0) >= 6) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
@@ -285,8 +210,7 @@ TEST_F(TrainCliTest, SigtermStopsCleanly) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadFile(log);
   const std::string output = ReadFile(log);
   EXPECT_NE(output.find("stopped by a signal"), std::string::npos) << output;
-  EXPECT_TRUE(fs::exists(run / "checkpoints" / "trainer.ckpt") ||
-              State(run).value("step", 0) == 0);
+  EXPECT_TRUE(fs::exists(run / "checkpoints" / "trainer.ckpt") || State(run).value("step", 0) == 0);
 }
 
 TEST_F(TrainCliTest, CorruptedChunkIsReportedAndSkipped) {

@@ -37,78 +37,30 @@
 #include "nets/trainer.h"
 #endif
 
+#include "tests/cli_driver.h"
+#include "tests/selfplay/tiny_train_run.h"
+
 namespace vz {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::string VzeroPath() {
-  if (const char* path = std::getenv("VZ_VZERO")) return path;
-  return (fs::read_symlink("/proc/self/exe").parent_path() / "vzero").string();
-}
+using testing::ReadFile;
+using testing::StartVzero;
+using testing::VzeroPath;
+using testing::WaitFor;
 
 double EnvNumber(const char* name, double fallback) {
   const char* text = std::getenv(name);
   return text != nullptr && *text != '\0' ? std::atof(text) : fallback;
 }
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-// The tiny run, stopping after `steps` steps.
+// The tiny run (tests/selfplay/tiny_train_run.h) with gating that promotes every candidate and
+// no evaluation.
 std::vector<std::string> TinyRun(const fs::path& run, int64_t steps) {
-  // clang-format off
-  return {"train",
-          "--variant", "portuguese-draughts",
-          "--preset", "demo",
-          "--run-dir", run.string(),
-          "--no-status",
-          "--set", "selfplay.concurrent_games=8",
-          "--set", "selfplay.simulations=4",
-          "--set", "selfplay.gumbel_max_considered=4",
-          "--set", "selfplay.max_plies=60",
-          "--set", "selfplay.games_per_chunk=4",
-          "--set", "replay.window_games=40",
-          "--set", "replay.min_positions=64",
-          "--set", "optimizer.batch_size=16",
-          "--set", "optimizer.checkpoint_every_steps=6",
-          "--set", "gating.enabled=true",
-          "--set", "gating.games=2",
-          "--set", "gating.simulations=4",
-          "--set", "gating.threshold=0",
-          "--set", "evaluation.games=0",
-          "--set", "stop.minutes=0",
-          "--set", "stop.train_steps=" + std::to_string(steps)};
-  // clang-format on
-}
-
-// Starts vzero in the background, its output to `log`; returns its pid (the shell execs vzero).
-pid_t StartVzero(const std::vector<std::string>& arguments, const fs::path& log) {
-  std::string command = "exec '" + VzeroPath() + "'";
-  for (const std::string& argument : arguments) command += " '" + argument + "'";
-  command += " >'" + log.string() + "' 2>&1";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  return pid;
-}
-
-// Waits up to `seconds` for `pid`; its wait status, or -1 on timeout.
-int WaitFor(pid_t pid, double seconds) {
-  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
-  while (Clock::now() < deadline) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) return status;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return -1;
+  return testing::TinyTrainRun(run.string(), steps,
+                               {"gating.enabled=true", "gating.threshold=0", "evaluation.games=0"});
 }
 
 // What the run directory holds.
@@ -182,9 +134,7 @@ class TrainKillTest : public ::testing::Test {
 #if !VZ_HAVE_TORCH
     GTEST_SKIP() << "vzero train needs LibTorch (VZ_USE_TORCH=OFF)";
 #endif
-    if (access(VzeroPath().c_str(), X_OK) != 0) {
-      GTEST_SKIP() << "no vzero binary at " << VzeroPath() << " (build the vzero target)";
-    }
+    if (const std::string why = testing::VzeroSkipReason(); !why.empty()) GTEST_SKIP() << why;
     dir_ = fs::temp_directory_path() / ("vzero-kill-test-" + std::to_string(getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);

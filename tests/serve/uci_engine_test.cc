@@ -27,21 +27,15 @@
 #include "engine/core/game_state.h"
 #include "engine/core/zobrist.h"
 #include "engine/games.h"
+#include "tests/cli_driver.h"
 #include "tests/test_util.h"
 
 namespace vz {
 namespace {
 
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
-std::vector<std::string> Words(const std::string& line) {
-  std::istringstream stream(line);
-  std::vector<std::string> words;
-  for (std::string word; stream >> word;) words.push_back(word);
-  return words;
-}
+using testing::ExpectLegalProtocolMove;
+using testing::StartsWith;
+using testing::Words;
 
 // A stream buffer that collects whole lines, written from any thread, for a reader that waits.
 class LineBuffer : public std::streambuf {
@@ -100,27 +94,14 @@ class Uci {
     return buffer_.Next(std::chrono::steady_clock::now() + kDeadline);
   }
 
-  // The lines up to and including the first one that starts with `prefix`. Fails the test
-  // (listing what came) if the deadline passes first.
+  // The lines up to and including the first one that starts with `prefix` (testing::
+  // ReadLinesUntil: fails the test if the deadline passes first).
   std::vector<std::string> ReadUntil(const std::string& prefix) {
-    std::vector<std::string> lines;
-    while (std::optional<std::string> line = ReadLine()) {
-      lines.push_back(*line);
-      if (StartsWith(*line, prefix)) return lines;
-    }
-    std::string seen;
-    for (const std::string& line : lines) seen += "\n  " + line;
-    ADD_FAILURE() << "no line starting with '" << prefix << "'; got:" << seen;
-    return lines;
+    return testing::ReadLinesUntil([this] { return ReadLine(); }, prefix);
   }
 
   // The move of the next `bestmove` line ("" if none comes).
-  std::string BestMove() {
-    const std::vector<std::string> lines = ReadUntil("bestmove");
-    if (lines.empty() || !StartsWith(lines.back(), "bestmove")) return "";
-    const std::vector<std::string> words = Words(lines.back());
-    return words.size() >= 2 ? words[1] : "";
-  }
+  std::string BestMove() { return testing::BestMoveOf(ReadUntil("bestmove")); }
 
   // Whether an `info string` line containing `text` comes before the readyok of an isready.
   bool ReportsBeforeReady(const std::string& text) {
@@ -143,18 +124,6 @@ UciOptions Variant(const std::string& variant) {
   UciOptions options;
   options.variant = variant;
   return options;
-}
-
-// `text` is a legal move of `game` in the game's protocol form; returns it (kNullMove if not).
-template <Game G>
-Move ExpectLegalProtocolMove(const GameState<G>& game, const std::string& text) {
-  Move move = kNullMove;
-  EXPECT_EQ(testing::ErrorOf([&] { move = G::ParseMove(game.position(), text); }), "")
-      << G::kName << " " << G::FormatPosition(game.position()) << " '" << text << "'";
-  if (move == kNullMove) return move;
-  EXPECT_TRUE(game.legal_moves().Contains(move)) << text;
-  EXPECT_EQ(G::FormatMove(game.position(), move), text) << "not the protocol form";
-  return move;
 }
 
 TEST(UciEngineTest, AnUnknownVariantFailsAtStart) {

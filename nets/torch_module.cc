@@ -1,0 +1,57 @@
+// The entry point of libvzero_nets.so: the TorchBackend (nets/torch_backend.h) over the LibTorch
+// implementations of nets/torch_*.cc and nets/model.cc.
+
+#include <torch/cuda.h>
+#include <torch/utils.h>
+
+#include <algorithm>
+
+#include "nets/torch_impl.h"
+
+namespace vz::nets::torch_impl {
+namespace {
+
+class LibTorchBackend final : public TorchBackend {
+ public:
+  int CudaDeviceCount() override { return int(torch::cuda::device_count()); }
+
+  void SetCpuThreads(int threads) override { torch::set_num_threads(std::max(1, threads)); }
+
+  std::unique_ptr<NetRunner::Impl> NewNetRunner(const NetFile& net, std::string_view source,
+                                                const std::string& device,
+                                                const std::string& precision,
+                                                bool fold_batch_norm) override {
+    return torch_impl::NewNetRunner(net, source, device, precision, fold_batch_norm);
+  }
+
+  std::unique_ptr<Trainer::Impl> NewTrainer(const NetFile& net,
+                                            const TrainerOptions& options) override {
+    return torch_impl::NewTrainer(net, options);
+  }
+
+  std::unique_ptr<ProcessGroup::Impl> NewProcessGroup(const DistributedEnv& env,
+                                                      const std::string& device,
+                                                      std::chrono::milliseconds timeout) override {
+    return torch_impl::NewProcessGroup(env, device, timeout);
+  }
+
+  NetFile FreshNet(const NetFile& header, uint64_t seed) override {
+    return torch_impl::FreshNet(header, seed);
+  }
+
+  NetFile ExportCheckpoint(const std::string& path, uint64_t games,
+                           std::vector<std::string>* warnings) override {
+    return torch_impl::ExportCheckpoint(path, games, warnings);
+  }
+};
+
+}  // namespace
+}  // namespace vz::nets::torch_impl
+
+// The library's one entry point (nets::kTorchEntryPoint), found by dlsym: the process-wide
+// backend, alive until exit.
+extern "C" __attribute__((visibility("default"))) vz::nets::TorchBackend*
+vzero_nets_torch_backend() {
+  static vz::nets::torch_impl::LibTorchBackend backend;
+  return &backend;
+}

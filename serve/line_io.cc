@@ -1,0 +1,67 @@
+#include "serve/line_io.h"
+
+#include <cctype>
+#include <sstream>
+#include <utility>
+
+namespace vz {
+
+std::vector<std::string> SplitWords(std::string_view text) {
+  std::vector<std::string> words;
+  std::istringstream stream{std::string(text)};
+  for (std::string word; stream >> word;) words.push_back(word);
+  return words;
+}
+
+std::string Trimmed(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return "";
+  const size_t last = text.find_last_not_of(" \t\r\n");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+std::string Lowered(std::string text) {
+  for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+LineReader::LineReader(std::istream& in) : queue_(std::make_shared<Queue>()) {
+  thread_ = std::thread([queue = queue_, &in] {
+    for (std::string line; std::getline(in, line);) {
+      {
+        std::lock_guard<std::mutex> lock(queue->mutex);
+        queue->lines.push_back(std::move(line));
+      }
+      queue->ready.notify_one();
+    }
+    {
+      std::lock_guard<std::mutex> lock(queue->mutex);
+      queue->closed = true;
+    }
+    queue->ready.notify_one();
+  });
+}
+
+LineReader::~LineReader() {
+  bool closed;
+  {
+    std::lock_guard<std::mutex> lock(queue_->mutex);
+    closed = queue_->closed;
+  }
+  if (closed) {
+    thread_.join();
+  } else {
+    thread_.detach();
+  }
+}
+
+bool LineReader::Take(std::vector<std::string>& lines, bool wait) {
+  std::unique_lock<std::mutex> lock(queue_->mutex);
+  if (wait) queue_->ready.wait(lock, [this] { return !queue_->lines.empty() || queue_->closed; });
+  lines.assign(std::make_move_iterator(queue_->lines.begin()),
+               std::make_move_iterator(queue_->lines.end()));
+  queue_->lines.clear();
+  return queue_->closed && lines.empty();
+}
+
+}  // namespace vz

@@ -1,0 +1,58 @@
+#pragma once
+
+// Line-oriented text I/O shared by the engines that read commands (the analysis engine's command,
+// the terminal play session, the CLI): word splitting, trimming, case folding, and a reader
+// thread that queues the lines of a stream so that a busy engine can look at them between two
+// rounds of work.
+
+#include <condition_variable>
+#include <deque>
+#include <istream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace vz {
+
+// The whitespace-separated words of `text` in order (e.g. a --moves option); empty for blank
+// text.
+std::vector<std::string> SplitWords(std::string_view text);
+
+// `text` without leading and trailing spaces, tabs, CR and LF.
+std::string Trimmed(std::string_view text);
+
+// `text` in ASCII lower case.
+std::string Lowered(std::string text);
+
+// Reads the lines of `in` on its own thread and queues them for the owner's thread; the owner
+// takes them with Take, waiting or not. Thread-safety: Take from one thread (the owner's).
+class LineReader {
+ public:
+  // Starts reading `in`, which must outlive the reader and be read by nobody else meanwhile.
+  explicit LineReader(std::istream& in);
+  // Joins the reader thread once the input has ended; while it is still blocked on the input (an
+  // owner that stops early), detaches it: it keeps the queue alive and ends with the input or the
+  // process.
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // Moves the queued lines into `lines` (replacing its contents); with `wait`, first waits for a
+  // line or the end of the input. Returns true once the input has ended and every line was taken.
+  bool Take(std::vector<std::string>& lines, bool wait);
+
+ private:
+  struct Queue {
+    std::mutex mutex;
+    std::condition_variable ready;
+    std::deque<std::string> lines;
+    bool closed = false;
+  };
+  std::shared_ptr<Queue> queue_;  // shared with the reader thread
+  std::thread thread_;
+};
+
+}  // namespace vz

@@ -1,0 +1,57 @@
+// The LibTorch library on first use (nets/torch_backend.h) inside a test executable, which loads
+// it from the build directory as the vzero binary does: nothing torch-free loads it (setting the
+// CPU threads only records them), the first net does, and a net evaluator built through this
+// process's evaluator slot (engine/search/evaluator_registry.h) runs on it. The file's tests run
+// in order; the first one must see LibTorch unloaded.
+
+#include "nets/torch_backend.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "engine/core/game_state.h"
+#include "engine/games.h"
+#include "engine/search/evaluator_registry.h"
+#include "nets/net_runner.h"
+#include "nets/variant_nets.h"
+#include "tests/test_util.h"
+
+namespace vz::nets {
+namespace {
+
+class TorchBackendTest : public testing::TempDirTest {};
+
+TEST_F(TorchBackendTest, LoadsOnFirstUseAndServesTheEvaluatorSlot) {
+  // Start-up work of the binary (app/main.cc): neither loads LibTorch.
+  SetCpuThreads(1);
+  InstallNetEvaluators();
+  EXPECT_FALSE(TorchLoaded());
+
+  const std::string path = File("chad.vznet");
+  WriteNetFile(path, FreshNetForVariant("chad", "tiny", 7));
+  EXPECT_TRUE(TorchLoaded());
+
+  using G = chad::ChadGame;
+  std::unique_ptr<Evaluator<G>> evaluator = MakeNetEvaluator<G>(path, "cpu");
+  ASSERT_NE(evaluator, nullptr);
+  GameState<G> game;
+  EvalBatch<G> batch;
+  const auto& moves = game.legal_moves();
+  batch.Add(game.position(), moves.moves, moves.size, game.RepetitionCount());
+  evaluator->Evaluate(batch);
+  double sum = 0;
+  for (float prior : batch.priors(0)) sum += prior;
+  EXPECT_NEAR(sum, 1.0, 1e-4);
+  const Wdl& value = batch.value(0);
+  EXPECT_NEAR(value.win + value.draw + value.loss, 1.0, 1e-4);
+}
+
+TEST_F(TorchBackendTest, TheBackendIsOneObjectForTheProcess) {
+  EXPECT_EQ(&Torch(), &Torch());
+  EXPECT_TRUE(TorchLoaded());
+}
+
+}  // namespace
+}  // namespace vz::nets
