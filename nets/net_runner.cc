@@ -23,6 +23,8 @@ int CudaDeviceCount() { return int(torch::cuda::device_count()); }
 
 void SetCpuThreads(int threads) { torch::set_num_threads(std::max(1, threads)); }
 
+int CpuThreads() { return torch::get_num_threads(); }
+
 void CheckFiniteOutputs(std::string_view source, int batch, const int32_t* offsets,
                         const float* policy, const float* wdl) {
   for (int i = 0; i < batch; ++i) {
