@@ -68,7 +68,7 @@ class SelfPlayWorker {
     bool told = false;
     while (!LoadNewestNet()) {
       if (stop.load() || Finishing()) return Outcome(stop.load());
-      if (!told) {
+      if (!told && request_.shared == nullptr) {
         log_.Info(
             fmt::format("waiting for the first net in {} (start `vzero trainer --run-dir "
                         "{}`)",

@@ -103,7 +103,7 @@ class TrainerRole {
       FlushMetrics();
       Checkpoint();
       SaveState();
-      log_.Info(RatesLine());
+      if (request_.shared == nullptr) log_.Info(RatesLine());  // else the caller's session line
       if (request_.shared == nullptr) {
         try {
           for (const std::string& file : DrawRunPlots(dir_.string())) log_.Info("plot: " + file);
@@ -158,7 +158,7 @@ class TrainerRole {
     std::string net_bytes;
     if (Leader()) {
       CreateRunDirectories(dir_.string(),
-                           {"records", "checkpoints", "nets", "nets/candidates", "logs", "plots"});
+                           {"records", "checkpoints", "nets", "nets/candidates", "plots"});
       // Only the trainer writes checkpoints/ and plots/: their temporary files are of killed
       // saves (the shared folders' may be another host's live writer's, and are left alone).
       if (!request_.lock_holder.empty()) {
