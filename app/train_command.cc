@@ -64,8 +64,8 @@ void AddTrainCommand(CLI::App& app) {
   auto options = std::make_shared<TrainOptions>();
   CLI::App* command = app.add_subcommand(
       "train",
-      "Self-play training loop: actors, replay window, trainer, gating, export (no arguments: "
-      "the Chaco Rex demo preset)");
+      "Self-play training loop: the selfplay, trainer and gate roles as threads of one process "
+      "(no arguments: the Chaco Rex demo preset)");
   command->add_option("--variant", options->config.variant,
                       "Game name (default chaco-rex; see `vzero version`)");
   command->add_option("--preset", options->config.preset,
