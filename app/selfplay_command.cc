@@ -23,12 +23,14 @@ void RunSelfPlayCommand(SelfPlayOptions& options) {
   options.request.live = !options.no_status && isatty(STDERR_FILENO);
   InstallRoleSignalHandlers();
   const SelfPlayWorkerOutcome outcome = RunSelfPlayWorker(options.request);
+  const auto per = [](double count, double seconds) { return seconds > 0 ? count / seconds : 0.0; };
   fmt::print(
       "worker {}: {} games, {} positions in {} chunks ({:.2f} positions/s over {:.1f} s "
-      "of self-play), last net {}\n",
+      "of self-play, {:.2f} over {:.1f} s of wall clock), last net {}\n",
       outcome.worker_id, outcome.games, outcome.positions, outcome.chunks,
-      outcome.selfplay_seconds > 0 ? double(outcome.positions) / outcome.selfplay_seconds : 0.0,
-      outcome.selfplay_seconds, outcome.net_id.empty() ? "none" : outcome.net_id);
+      per(double(outcome.finished_positions), outcome.selfplay_seconds), outcome.selfplay_seconds,
+      per(double(outcome.finished_positions), outcome.wall_seconds), outcome.wall_seconds,
+      outcome.net_id.empty() ? "none" : outcome.net_id);
   if (outcome.interrupted) fmt::print("stopped by a signal\n");
 }
 

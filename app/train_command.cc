@@ -1,56 +1,40 @@
-// `vzero train`: the self-play training loop (selfplay/train_loop.h) with its config resolved from
-// a compiled-in preset or a file, `--set` overrides, and the run directory's saved config.
+// `vzero train`: the self-play training loop (selfplay/train_loop.h: the self-play, trainer and
+// gate roles as threads of one process) with its config resolved from a compiled-in preset or a
+// file, `--set` overrides, and the run directory's saved config.
 
 #include <fmt/core.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/commands.h"
 #include "engine/core/error.h"
-#include "selfplay/train_config.h"
+#include "selfplay/cluster.h"
+#include "selfplay/run_dir.h"
 #include "selfplay/train_loop.h"
 
 namespace vz::app {
 namespace {
 
 struct TrainOptions {
-  std::string variant;
-  std::string preset;
-  std::string config_file;
-  std::vector<std::string> overrides;
+  RunConfigChoice config;  // --variant, --preset, --config, --set
   std::string run_dir;
   std::string init_net;
   bool no_status = false;
 };
 
 void RunTrainCommand(const TrainOptions& options) {
-  namespace fs = std::filesystem;
-  if (!options.config_file.empty() && !options.preset.empty()) {
-    throw Error("train: give --preset or --config, not both");
-  }
-  const bool chosen = !options.variant.empty() || !options.preset.empty() ||
-                      !options.config_file.empty();
-  proto::TrainConfig config;
-  if (!chosen && !options.run_dir.empty() &&
-      fs::exists(fs::path(options.run_dir) / "config.txtpb")) {
-    // `vzero train --run-dir D` resumes D with its own config.
-    config = ReadTrainConfigFile((fs::path(options.run_dir) / "config.txtpb").string());
-  } else if (!options.config_file.empty()) {
-    config = ReadTrainConfigFile(options.config_file);
-    if (!options.variant.empty() && config.variant() != options.variant) {
-      throw Error(fmt::format("train: --variant {} but {} is for {}", options.variant,
-                              options.config_file, config.variant()));
-    }
-  } else {
-    config = PresetTrainConfig(options.variant.empty() ? "chaco-rex" : options.variant,
-                               options.preset.empty() ? "demo" : options.preset);
-  }
-  for (const std::string& assignment : options.overrides) ApplyConfigOverride(config, assignment);
-  ValidateTrainConfig(config);
+  // `vzero train --run-dir D` (nothing chosen) resumes D with its own config, as the roles do.
+  const std::optional<proto::TrainConfig> saved = options.config.chosen() || options.run_dir.empty()
+                                                      ? std::nullopt
+                                                      : SavedConfig(options.run_dir);
+  const proto::TrainConfig config =
+      saved ? OverrideSavedConfig(*saved, options.config.overrides, options.run_dir)
+            : ConfigFromChoice(options.config);
 
   TrainRequest request;
   request.config = config;
@@ -60,12 +44,11 @@ void RunTrainCommand(const TrainOptions& options) {
                         : options.run_dir;
   request.init_net = options.init_net;
   request.live = !options.no_status && isatty(STDERR_FILENO);
-  InstallTrainingSignalHandlers();
+  InstallRoleSignalHandlers();
   const TrainOutcome outcome = RunTraining(request);
   fmt::print("run directory: {}\n", outcome.run_dir);
   fmt::print("exported net: {} (generation {}, step {}, {} games, {} positions)\n",
-             outcome.best_net, outcome.generation, outcome.steps, outcome.games,
-             outcome.positions);
+             outcome.best_net, outcome.generation, outcome.steps, outcome.games, outcome.positions);
   if (!outcome.evaluation.empty()) {
     fmt::print("{}", outcome.evaluation);
     fmt::print("saved in {}/evaluation.txt\n", outcome.run_dir);
@@ -81,14 +64,15 @@ void AddTrainCommand(CLI::App& app) {
   auto options = std::make_shared<TrainOptions>();
   CLI::App* command = app.add_subcommand(
       "train",
-      "Self-play training loop: actors, replay window, trainer, gating, export (no arguments: "
-      "the Chaco Rex demo preset)");
-  command->add_option("--variant", options->variant,
+      "Self-play training loop: the selfplay, trainer and gate roles as threads of one process "
+      "(no arguments: the Chaco Rex demo preset)");
+  command->add_option("--variant", options->config.variant,
                       "Game name (default chaco-rex; see `vzero version`)");
-  command->add_option("--preset", options->preset,
+  command->add_option("--preset", options->config.preset,
                       "Compiled-in config preset: demo (CPU, about 15 minutes) or gpu");
-  command->add_option("--config", options->config_file, "Config file in protobuf text format");
-  command->add_option("--set", options->overrides,
+  command->add_option("--config", options->config.config_file,
+                      "Config file in protobuf text format");
+  command->add_option("--set", options->config.overrides,
                       "Override a config key, e.g. --set selfplay.simulations=64 (repeatable)");
   command->add_option("--run-dir", options->run_dir,
                       "Run directory (default runs/VARIANT-PRESET); an existing run resumes");

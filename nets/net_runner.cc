@@ -1,4 +1,4 @@
-// NetRunner and CudaDeviceCount forward to the LibTorch side (nets/torch_backend.h);
+// NetRunner, CudaDeviceCount and CpuThreads forward to the LibTorch side (nets/torch_backend.h);
 // CheckFiniteOutputs is torch-free.
 
 #include "nets/net_runner.h"
@@ -13,6 +13,8 @@
 namespace vz::nets {
 
 int CudaDeviceCount() { return Torch().CudaDeviceCount(); }
+
+int CpuThreads() { return Torch().CpuThreads(); }
 
 void CheckFiniteOutputs(std::string_view source, int batch, const int32_t* offsets,
                         const float* policy, const float* wdl) {

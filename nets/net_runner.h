@@ -19,11 +19,15 @@ namespace vz::nets {
 // Number of CUDA devices LibTorch sees (0 without a GPU or driver). Loads LibTorch.
 int CudaDeviceCount();
 
-// Sets LibTorch's intra-op CPU threads for the whole process (`threads` >= 1). On a loaded
-// machine fewer threads than cores avoid OpenMP's busy waiting (tests use 1). Before LibTorch is
-// loaded (nets/torch_backend.h) the value is kept and applied when it loads: this call alone
-// never loads it.
+// Sets LibTorch's intra-op CPU threads (`threads` >= 1) of the calling thread and of the threads
+// that have not yet run a parallel LibTorch operation (OpenMP keeps the count per thread, so each
+// thread of `vzero train` sets its own). On a loaded machine fewer threads than cores avoid
+// OpenMP's busy waiting (tests use 1). Before LibTorch is loaded (nets/torch_backend.h) the value
+// is kept and applied, in the loading thread, when it loads: this call alone never loads it.
 void SetCpuThreads(int threads);
+
+// LibTorch's intra-op CPU threads of the calling thread. Loads LibTorch.
+int CpuThreads();
 
 // Throws vz::Error naming the net `source` when a value of a batch's outputs is NaN or infinite
 // (a corrupted or diverged net: a search fed such values cannot rank its moves):

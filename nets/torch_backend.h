@@ -85,6 +85,7 @@ class TorchBackend {
   virtual ~TorchBackend() = default;
   virtual int CudaDeviceCount() = 0;
   virtual void SetCpuThreads(int threads) = 0;
+  virtual int CpuThreads() = 0;
   virtual std::unique_ptr<NetRunner::Impl> NewNetRunner(const NetFile& net, std::string_view source,
                                                         const std::string& device,
                                                         const std::string& precision,

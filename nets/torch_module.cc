@@ -17,6 +17,8 @@ class LibTorchBackend final : public TorchBackend {
 
   void SetCpuThreads(int threads) override { torch::set_num_threads(std::max(1, threads)); }
 
+  int CpuThreads() override { return torch::get_num_threads(); }
+
   std::unique_ptr<NetRunner::Impl> NewNetRunner(const NetFile& net, std::string_view source,
                                                 const std::string& device,
                                                 const std::string& precision,

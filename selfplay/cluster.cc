@@ -1,8 +1,9 @@
-// The parts of the cluster roles (selfplay/cluster.h) that every role shares: the stop flag and
-// its signal handlers, the run's config, the default worker id.
+// The parts of the roles (selfplay/cluster.h) that every role shares: the stop flag and its signal
+// handlers, what `vzero train`'s threads share, the run's config, the default worker id.
 
 #include "selfplay/cluster.h"
 
+#include <fmt/core.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -33,6 +34,33 @@ void InstallRoleSignalHandlers() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
+void SharedRun::Finish() {
+  finish_.store(true);
+  Notify();
+}
+
+void SharedRun::Notify() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    ++epoch_;
+  }
+  changed_.notify_all();
+}
+
+void SharedRun::Wait(uint64_t& seen, double seconds) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return epoch_ != seen; });
+  seen = epoch_;
+}
+
+void WaitForNews(SharedRun* shared, uint64_t& seen, double seconds) {
+  if (shared != nullptr) {
+    shared->Wait(seen, seconds);
+  } else {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  }
+}
+
 std::optional<proto::TrainConfig> WaitForRunConfig(
     const std::string& dir, const RunConfigChoice& choice, double poll_seconds,
     const std::atomic<bool>& stop, const std::function<void()>& waiting, bool adopt) {
@@ -51,6 +79,24 @@ std::optional<proto::TrainConfig> WaitForRunConfig(
     told = true;
     std::this_thread::sleep_for(std::chrono::duration<double>(poll_seconds));
   }
+}
+
+MatchConfig RunMatchConfig(const proto::TrainConfig& config, const std::string& player1,
+                           const std::string& player2, int games, int opening_plies,
+                           uint64_t seed) {
+  MatchConfig match;
+  match.player1 = player1;
+  match.player2 = player2;
+  match.games = games;
+  match.openings = opening_plies > 0 ? fmt::format("random:{}", opening_plies) : "";
+  match.concurrency = games;
+  match.max_plies = int(config.selfplay().max_plies());
+  match.adjudication = config.selfplay().adjudication() == proto::MATERIAL ? Adjudication::kMaterial
+                                                                           : Adjudication::kDraw;
+  match.material_margin = config.selfplay().material_margin();
+  match.seed = seed;
+  match.stop = &RoleStopFlag();
+  return match;
 }
 
 std::string DefaultWorkerId() {

@@ -1,6 +1,6 @@
-// `vzero gate`: the optional gate of a cluster run (selfplay/cluster.h): the newest candidate of
-// the trainer against the current best, over paired openings (arena/match.h), promoted when
-// its score clears gating.threshold.
+// `vzero gate`: the optional gate of a training run (selfplay/cluster.h), a process of its own or a
+// thread of `vzero train`: the newest candidate of the trainer against the current best, over
+// paired openings (arena/match.h), promoted when its score clears gating.threshold.
 
 #include "selfplay/cluster.h"
 
@@ -11,13 +11,14 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "arena/match.h"
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "nets/net_file.h"
-#include "arena/match.h"
 #include "selfplay/train_config.h"
 
 namespace vz {
@@ -41,13 +42,14 @@ int64_t CandidateStep(const std::string& name, const std::string& extension) {
 
 class Gate {
  public:
-  Gate(const GateRoleRequest& request, const proto::TrainConfig& config, RunLog& log)
+  Gate(const GateRoleRequest& request, const proto::TrainConfig& config, RunLog& log,
+       MetricsFile& metrics)
       : request_(request),
         config_(config),
         dir_(request.run_dir),
         candidates_(dir_ / "nets" / "candidates"),
         log_(log),
-        metrics_((dir_ / "logs" / "gate.jsonl").string()) {}
+        metrics_(metrics) {}
 
   GateRoleOutcome Run() {
     GateRoleOutcome outcome;
@@ -59,10 +61,10 @@ class Gate {
     while (!stop.load()) {
       const int64_t step = NewestWaitingCandidate();
       if (step < 0) {
-        if (request_.once) break;
+        if (request_.once || (request_.shared != nullptr && request_.shared->finishing())) break;
         if (!told) log_.Info("waiting for candidates in " + candidates_.string());
         told = true;
-        std::this_thread::sleep_for(std::chrono::duration<double>(request_.poll_seconds));
+        WaitForNews(request_.shared, news_seen_, request_.poll_seconds);
         continue;
       }
       told = false;
@@ -134,19 +136,9 @@ class Gate {
                                  : (nets_dir / "initial.vznet").string();
     const std::string candidate = Candidate(step, "vznet");
     const std::string sims = std::to_string(g.simulations());
-    MatchConfig match;
-    match.player1 = "net:" + candidate + ":" + sims;
-    match.player2 = "net:" + best + ":" + sims;
-    match.games = int(g.games());
-    match.openings = g.opening_plies() > 0 ? fmt::format("random:{}", g.opening_plies()) : "";
-    match.concurrency = int(g.games());
-    match.max_plies = int(config_.selfplay().max_plies());
-    match.adjudication = config_.selfplay().adjudication() == proto::MATERIAL
-                             ? Adjudication::kMaterial
-                             : Adjudication::kDraw;
-    match.material_margin = config_.selfplay().material_margin();
-    match.seed = config_.seed() + uint64_t(step);
-    match.stop = &RoleStopFlag();
+    const MatchConfig match =
+        RunMatchConfig(config_, "net:" + candidate + ":" + sims, "net:" + best + ":" + sims,
+                       int(g.games()), int(g.opening_plies()), config_.seed() + uint64_t(step));
     const Clock::time_point start = Clock::now();
     const MatchSummary summary = RunMatch(config_.variant(), match);
     const double score = summary.Score();
@@ -173,6 +165,7 @@ class Gate {
       net.provenance.note = fmt::format("vzero gate generation {}", generation);
       nets::WriteNetFile((nets_dir / GenerationFile(generation)).string(), net);
       nets::WriteNetFile((nets_dir / "best.vznet").string(), net);
+      if (request_.shared != nullptr) request_.shared->Notify();
     }
     verdict["generation"] = generation;
     WriteVerdict(step, verdict);
@@ -191,14 +184,24 @@ class Gate {
   fs::path dir_;
   fs::path candidates_;
   RunLog& log_;
-  MetricsFile metrics_;
+  MetricsFile& metrics_;
+  uint64_t news_seen_ = 0;  // SharedRun::Wait
 };
 
 }  // namespace
 
 GateRoleOutcome RunGateRole(const GateRoleRequest& request) {
-  CreateRunDirectories(request.run_dir, {"logs", "nets/candidates"});
-  RunLog log((fs::path(request.run_dir) / "logs" / "gate.log").string(), request.live);
+  CreateRunDirectories(request.run_dir, {"nets/candidates"});
+  std::unique_ptr<RunLog> own_log;
+  std::unique_ptr<MetricsFile> own_metrics;
+  if (request.shared == nullptr) {
+    CreateRunDirectories(request.run_dir, {"logs"});
+    const fs::path logs = fs::path(request.run_dir) / "logs";
+    own_log = std::make_unique<RunLog>((logs / "gate.log").string(), request.live);
+    own_metrics = std::make_unique<MetricsFile>((logs / "gate.jsonl").string());
+  }
+  RunLog& log = own_log ? *own_log : request.shared->log();
+  MetricsFile& metrics = own_metrics ? *own_metrics : request.shared->metrics();
   std::atomic<bool>& stop = RoleStopFlag();
   const std::optional<proto::TrainConfig> config =
       WaitForRunConfig(request.run_dir, request.config, request.poll_seconds, stop, [&] {
@@ -218,7 +221,7 @@ GateRoleOutcome RunGateRole(const GateRoleRequest& request) {
     return outcome;
   }
   const RunLock lock(request.run_dir, "gate.lock", "vzero gate");
-  Gate gate(request, *config, log);
+  Gate gate(request, *config, log, metrics);
   return gate.Run();
 }
 

@@ -1,5 +1,5 @@
-// `vzero trainer`: the trainer of a cluster run (selfplay/cluster.h), one process or one rank of a
-// data-parallel group (nets/distributed.h).
+// `vzero trainer`: the trainer of a training run (selfplay/cluster.h): a process of its own, one
+// rank of a data-parallel group (nets/distributed.h), or a thread of `vzero train`.
 
 #include "selfplay/cluster.h"
 
@@ -27,6 +27,7 @@
 #include "nets/distributed.h"
 #include "nets/fresh_net.h"
 #include "nets/net_file.h"
+#include "nets/net_runner.h"
 #include "nets/trainer.h"
 #include "selfplay/game_record.h"
 #include "selfplay/replay_window.h"
@@ -80,24 +81,35 @@ class TrainerRole {
         break;
       }
       if (plan.steps == 0) {
-        std::this_thread::sleep_for(std::chrono::duration<double>(request_.poll_seconds));
+        // The sample cap (or min_positions) holds training until new chunks arrive.
+        const Clock::time_point wait_start = Clock::now();
+        WaitForNews(request_.shared, news_seen_, request_.poll_seconds);
+        wait_seconds_ += SecondsSince(wait_start);
         continue;
       }
       TrainSteps(plan.steps);
-      if (Leader() && SecondsSince(last_status_) >= 0.5) {
+      if (Leader() && request_.live && SecondsSince(last_status_) >= 0.5) {
         log_.Status(StatusLine());
         last_status_ = Clock::now();
       }
+    }
+    if (request_.shared != nullptr) {
+      // One process (world size 1): the other roles write their last chunk and verdicts, which
+      // are then read and counted here.
+      if (request_.shared->stop_others) request_.shared->stop_others();
+      Agree();
     }
     if (Leader()) {
       FlushMetrics();
       Checkpoint();
       SaveState();
-      log_.Info(RatesLine());
-      try {
-        for (const std::string& file : DrawRunPlots(dir_.string())) log_.Info("plot: " + file);
-      } catch (const Error& e) {
-        log_.Info(fmt::format("warning: no plots: {}", e.what()));
+      if (request_.shared == nullptr) log_.Info(RatesLine());  // else the caller's session line
+      if (request_.shared == nullptr) {
+        try {
+          for (const std::string& file : DrawRunPlots(dir_.string())) log_.Info("plot: " + file);
+        } catch (const Error& e) {
+          log_.Info(fmt::format("warning: no plots: {}", e.what()));
+        }
       }
     }
     TrainerRoleOutcome outcome;
@@ -111,6 +123,7 @@ class TrainerRole {
     outcome.duplicates = duplicates_;
     outcome.samples_trained = samples_trained_;
     outcome.train_seconds = train_seconds_;
+    outcome.wait_seconds = wait_seconds_;
     outcome.generation = HighestGeneration((dir_ / "nets").string());
     outcome.interrupted = interrupted;
     return outcome;
@@ -145,13 +158,20 @@ class TrainerRole {
     std::string net_bytes;
     if (Leader()) {
       CreateRunDirectories(dir_.string(),
-                           {"records", "checkpoints", "nets", "nets/candidates", "logs", "plots"});
+                           {"records", "checkpoints", "nets", "nets/candidates", "plots"});
       // Only the trainer writes checkpoints/ and plots/: their temporary files are of killed
       // saves (the shared folders' may be another host's live writer's, and are left alone).
-      lock_ = std::make_unique<RunLock>(dir_.string(), "lock", "vzero trainer");
+      if (!request_.lock_holder.empty()) {
+        lock_ = std::make_unique<RunLock>(dir_.string(), "lock", request_.lock_holder);
+      }
       RemoveStaleTemporaryFiles((dir_ / "checkpoints").string(), /*only_dead_writers=*/false);
       RemoveStaleTemporaryFiles((dir_ / "plots").string(), /*only_dead_writers=*/false);
-      metrics_ = std::make_unique<MetricsFile>((dir_ / "metrics.jsonl").string());
+      if (request_.shared != nullptr) {
+        metrics_ = &request_.shared->metrics();
+      } else {
+        own_metrics_ = std::make_unique<MetricsFile>((dir_ / "metrics.jsonl").string());
+        metrics_ = own_metrics_.get();
+      }
       const nets::NetFile initial = InitialNet();
       net_bytes = nets::SerializeNetFile(initial);
       header = {{"checkpoint", nets::CheckpointExists(checkpoint_path_)},
@@ -172,6 +192,7 @@ class TrainerRole {
 
     nets::TrainerOptions options;
     const proto::OptimizerConfig& o = config_.optimizer();
+    if (o.cpu_threads() > 0) nets::SetCpuThreads(int(o.cpu_threads()));
     options.optimizer = o.optimizer();
     options.learning_rate = o.learning_rate();
     options.momentum = o.momentum();
@@ -200,6 +221,7 @@ class TrainerRole {
       const int64_t every = int64_t(config_.optimizer().checkpoint_every_steps());
       if (trainer_->step() > 0 && trainer_->step() % every == 0 && !Exported()) Export();
     }
+    if (request_.shared != nullptr) request_.shared->Notify();  // the first net is there
   }
 
   // nets/initial.vznet (written on a new run from --init-net or fresh weights) and, when absent,
@@ -255,7 +277,7 @@ class TrainerRole {
                          mine[i].first.worker(), e.what()));
       }
     }
-    if (Leader() && games_ > games_before) WriteSelfPlayMetrics(games_ - games_before);
+    if (Leader() && games_ > games_before) WriteIngestMetrics(games_ - games_before);
 
     std::vector<double> maxima = {RoleStopFlag().load() ? 1.0 : 0.0, double(games_),
                                   double(positions_), -double(window_.num_positions())};
@@ -366,9 +388,10 @@ class TrainerRole {
     }
   }
 
-  void WriteSelfPlayMetrics(int64_t new_games) {
+  // The "ingest" line: what the trainer read (the workers write the "selfplay" lines).
+  void WriteIngestMetrics(int64_t new_games) {
     const double seconds = SecondsSince(start_);
-    metrics_->Write({{"type", "selfplay"},
+    metrics_->Write({{"type", "ingest"},
                      {"time", nets::UtcNow()},
                      {"step", trainer_->step()},
                      {"games", games_},
@@ -471,6 +494,7 @@ class TrainerRole {
                        {"step", step},
                        {"path", path.string()}});
       log_.Info(fmt::format("step {}: candidate {} for `vzero gate`", step, path.string()));
+      if (request_.shared != nullptr) request_.shared->Notify();
       return;
     }
     const int generation = best + 1;
@@ -486,6 +510,7 @@ class TrainerRole {
                      {"promoted", true},
                      {"generation", generation}});
     log_.Info(fmt::format("step {}: promoted to best-{:04d} ({})", step, generation, path));
+    if (request_.shared != nullptr) request_.shared->Notify();
   }
 
   void SaveState() {
@@ -524,8 +549,9 @@ class TrainerRole {
   nets::DistributedEnv env_;
   nets::ProcessGroup* group_;
   RunLog& log_;
-  std::unique_ptr<RunLock> lock_;         // rank 0
-  std::unique_ptr<MetricsFile> metrics_;  // rank 0
+  std::unique_ptr<RunLock> lock_;             // rank 0
+  std::unique_ptr<MetricsFile> own_metrics_;  // rank 0 of a trainer process
+  MetricsFile* metrics_ = nullptr;            // rank 0: own_metrics_ or the SharedRun's
   ReplayWindow<G> window_;
   std::unique_ptr<nets::Trainer> trainer_;
   nets::TrainingBatch batch_;
@@ -537,7 +563,8 @@ class TrainerRole {
   int64_t agreed_games_ = 0, agreed_positions_ = 0, positions_at_start_ = 0;
   int64_t last_checkpoint_step_ = -1;
   int64_t samples_trained_ = 0;
-  double train_seconds_ = 0;
+  double train_seconds_ = 0, wait_seconds_ = 0;
+  uint64_t news_seen_ = 0;  // SharedRun::Wait
   double sums_[6] = {};
   int summed_ = 0;
   double last_loss_ = 0, last_policy_loss_ = 0, last_value_loss_ = 0;
@@ -548,11 +575,19 @@ class TrainerRole {
 
 TrainerRoleOutcome RunTrainerRole(const TrainerRoleRequest& request) {
   const nets::DistributedEnv env = nets::ReadDistributedEnv();
-  CreateRunDirectories(request.run_dir, {"logs"});
-  const std::string log_name =
-      env.rank == 0 ? "trainer.log" : fmt::format("trainer-rank{}.log", env.rank);
-  RunLog log((fs::path(request.run_dir) / "logs" / log_name).string(),
-             request.live && env.rank == 0);
+  if (request.shared != nullptr && env.distributed()) {
+    throw Error("vzero train runs one trainer process: unset the rendezvous variables (" +
+                env.Describe() + ") or use `vzero trainer`");
+  }
+  std::unique_ptr<RunLog> own_log;
+  if (request.shared == nullptr) {
+    CreateRunDirectories(request.run_dir, {"logs"});
+    const std::string log_name =
+        env.rank == 0 ? "trainer.log" : fmt::format("trainer-rank{}.log", env.rank);
+    own_log = std::make_unique<RunLog>((fs::path(request.run_dir) / "logs" / log_name).string(),
+                                       request.live && env.rank == 0);
+  }
+  RunLog& log = own_log ? *own_log : request.shared->log();
   std::atomic<bool>& stop = RoleStopFlag();
   const std::optional<proto::TrainConfig> config = WaitForRunConfig(
       request.run_dir, request.config, request.poll_seconds, stop,

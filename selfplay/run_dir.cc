@@ -44,6 +44,7 @@ RunLog::~RunLog() {
 }
 
 void RunLog::Info(const std::string& line) {
+  const std::lock_guard<std::mutex> lock(mutex_);
   file_->info(line);
   if (live_) {
     std::fprintf(stderr, "\r\033[K%s\n%s", line.c_str(), status_.c_str());
@@ -55,6 +56,7 @@ void RunLog::Info(const std::string& line) {
 
 void RunLog::Status(const std::string& line) {
   if (!live_) return;
+  const std::lock_guard<std::mutex> lock(mutex_);
   status_ = line;
   std::fprintf(stderr, "\r\033[K%s", status_.c_str());
   std::fflush(stderr);
@@ -75,6 +77,7 @@ MetricsFile::MetricsFile(const std::string& path) : path_(path) {
 }
 
 void MetricsFile::Write(const nlohmann::json& object) {
+  const std::lock_guard<std::mutex> lock(mutex_);
   out_ << object.dump() << '\n';
   out_.flush();
   if (!out_) throw Error("metrics file " + path_ + ": write failed");
@@ -145,7 +148,7 @@ proto::TrainConfig OverrideSavedConfig(const proto::TrainConfig& saved,
     if (TrainConfigHash(config) != before) {
       throw Error(fmt::format(
           "--set {}: the run in {} has its config already; only keys outside its hash (stop.*, "
-          "devices, precision) may be overridden",
+          "devices, precision, cpu_threads) may be overridden",
           assignment, dir));
     }
   }
@@ -160,8 +163,9 @@ void AdoptRunConfig(const std::string& dir, const proto::TrainConfig& config) {
   const proto::TrainConfig saved = ReadTrainConfigFile(path);
   if (TrainConfigHash(saved) != TrainConfigHash(config)) {
     throw Error(fmt::format(
-        "run directory {} holds a run of another config ({}; only stop, devices and precision "
-        "may change): give the same settings, only --run-dir, or use a new --run-dir",
+        "run directory {} holds a run of another config ({}; only stop, devices, precision "
+        "and cpu_threads may change): give the same settings, only --run-dir, or use a new "
+        "--run-dir",
         dir, path));
   }
 }

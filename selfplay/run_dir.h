@@ -1,23 +1,22 @@
 #pragma once
 
-// The run directory shared by `vzero train` (selfplay/train_loop.h, one process) and by the roles
-// of a cluster run (selfplay/cluster.h: `vzero selfplay`, `vzero trainer`, `vzero gate`, any number
-// of processes on any machines): its layout, its config, its log and metrics files, and the
-// numbered best nets. The layout is the one train_loop.h documents, plus:
-//   records/chunk-<worker>-NNNNNN.vzr   chunks of the self-play worker <worker> (game_record.h)
-//   nets/candidates/candidate-SSSSSSSS.vznet   the trainer's candidate of step S (gating on)
-//   nets/candidates/candidate-SSSSSSSS.json    the gate's verdict on it
+// The run directory shared by the roles of a training run (selfplay/cluster.h: `vzero selfplay`,
+// `vzero trainer`, `vzero gate`, any number of processes on any machines, or all three as threads
+// of one `vzero train`, selfplay/train_loop.h): its layout, its config, its log and metrics files,
+// and the numbered best nets. The layout is the one train_loop.h documents; a cluster run also has
 //   logs/<role>.log, logs/<role>.jsonl         per-process log and metrics of the roles
-//   lock, gate.lock                          the locks of the unique roles (RunLock)
+// (`vzero train` writes one train.log and one metrics.jsonl for its three roles instead).
 // Every file is written by the one atomic writer (engine/core/atomic_file.h: a temporary name in
 // its own directory, fsync'd, renamed), so a reader on any machine sees a whole file or none (the
 // shared filesystem must make a rename within one directory atomic and give close-to-open
 // consistency, as NFS does; docs/cluster.md).
-// Thread-safety: RunLog and MetricsFile are not thread-safe; the functions share no state.
+// Thread-safety: RunLog and MetricsFile may be shared by threads (the roles of `vzero train`); the
+// functions share no state.
 
 #include <cstdint>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -32,6 +31,7 @@ class logger;
 namespace vz {
 
 // The log of a process: a file (spdlog) and stderr, with a live status line on a terminal.
+// Thread-safe: lines of several threads never interleave.
 class RunLog {
  public:
   // Appends to `path`. Throws vz::Error naming the path when it cannot be opened.
@@ -47,12 +47,13 @@ class RunLog {
 
  private:
   bool live_;
+  std::mutex mutex_;  // guards stderr and status_
   std::string name_;
   std::shared_ptr<spdlog::logger> file_;
   std::string status_;
 };
 
-// A JSON-lines metrics file: one object per line, appended and flushed.
+// A JSON-lines metrics file: one object per line, appended and flushed. Thread-safe.
 class MetricsFile {
  public:
   // Opens `path` for appending; a last line cut by a kill is ended first, so that the next object
@@ -63,6 +64,7 @@ class MetricsFile {
 
  private:
   std::string path_;
+  std::mutex mutex_;  // guards out_
   std::ofstream out_;
 };
 
@@ -100,8 +102,8 @@ struct RunConfigChoice {
 proto::TrainConfig ConfigFromChoice(const RunConfigChoice& choice);
 
 // `saved` (a run directory's config) with `overrides` applied, validated; only keys that
-// TrainConfigHash leaves out (stop.*, devices, precision) may change (the hash stays). Throws
-// vz::Error naming the key otherwise.
+// TrainConfigHash leaves out (stop.*, devices, precision, cpu_threads) may change (the hash stays).
+// Throws vz::Error naming the key otherwise.
 proto::TrainConfig OverrideSavedConfig(const proto::TrainConfig& saved,
                                        const std::vector<std::string>& overrides,
                                        const std::string& dir);

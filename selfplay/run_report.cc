@@ -63,6 +63,15 @@ std::string ShellQuoted(const fs::path& path) {
   return out + "'";
 }
 
+// The type of the lines that describe self-play: the workers' "selfplay" lines (`vzero train`),
+// else the trainer's "ingest" lines (a cluster run, whose workers write logs/selfplay-*.jsonl).
+std::string SelfPlayType(const std::vector<json>& metrics) {
+  for (const json& m : metrics) {
+    if (Type(m) == "selfplay") return "selfplay";
+  }
+  return "ingest";
+}
+
 }  // namespace
 
 namespace {
@@ -74,18 +83,25 @@ RunMetricsSummary Summarize(const std::string& run_dir) {
   const json* last_train = nullptr;
   const json* last_selfplay = nullptr;
   std::vector<const json*> gatings, evaluations;
+  const std::string selfplay_type = SelfPlayType(metrics);
   for (const json& m : metrics) {
     const std::string type = Type(m);
     if (type == "train") ++summary.train_points, last_train = &m;
-    if (type == "selfplay") ++summary.selfplay_points, last_selfplay = &m;
+    if (type == selfplay_type) ++summary.selfplay_points, last_selfplay = &m;
     if (type == "gating") ++summary.gating_points, gatings.push_back(&m);
     if (type == "evaluation") ++summary.evaluation_points, evaluations.push_back(&m);
   }
   std::string& text = summary.text;
   if (last_selfplay != nullptr) {
-    text += fmt::format("self-play: {} games, {} positions, {:.1f} positions/s (last chunk)\n",
+    text += fmt::format("self-play: {} games, {} positions, {:.1f} positions/s",
                         last_selfplay->value("games", 0), last_selfplay->value("positions", 0),
                         Number(*last_selfplay, "positions_per_second"));
+    if (last_selfplay->contains("wall_positions_per_second")) {
+      text += fmt::format(" while it ran, {:.1f} over the wall clock ({:.0f}% of it in self-play)",
+                          Number(*last_selfplay, "wall_positions_per_second"),
+                          100.0 * Number(*last_selfplay, "selfplay_fraction"));
+    }
+    text += " (last chunk)\n";
   }
   if (last_train != nullptr) {
     text += fmt::format(
@@ -113,8 +129,8 @@ RunMetricsSummary Summarize(const std::string& run_dir) {
                         Number(*e, "score"), Number(*e, "elo"));
   }
   if (summary.bad_lines > 0) {
-    text += fmt::format("{} line(s) of metrics.jsonl skipped (not JSON objects)\n",
-                        summary.bad_lines);
+    text +=
+        fmt::format("{} line(s) of metrics.jsonl skipped (not JSON objects)\n", summary.bad_lines);
   }
   return summary;
 }
@@ -131,6 +147,7 @@ std::vector<std::string> Draw(const std::string& run_dir) {
   std::ostringstream losses, gating, selfplay;
   int n_losses = 0, n_gating = 0, n_selfplay = 0;
   double cumulative_elo = 0;
+  const std::string selfplay_type = SelfPlayType(metrics);
   for (const json& m : metrics) {
     const std::string type = Type(m);
     if (type == "train") {
@@ -142,9 +159,10 @@ std::vector<std::string> Draw(const std::string& run_dir) {
       gating << fmt::format("{} {} {} {} {}\n", m.value("step", 0), Number(m, "elo"),
                             Number(m, "elo_low"), Number(m, "elo_high"), cumulative_elo);
       ++n_gating;
-    } else if (type == "selfplay") {
-      selfplay << fmt::format("{} {} {}\n", m.value("games", 0),
-                              Number(m, "positions_per_second"), Number(m, "mean_plies"));
+    } else if (type == selfplay_type) {
+      selfplay << fmt::format("{} {} {} {}\n", m.value("games", 0),
+                              Number(m, "positions_per_second"), Number(m, "mean_plies"),
+                              Number(m, "wall_positions_per_second"));
       ++n_selfplay;
     }
   }
@@ -183,7 +201,8 @@ std::vector<std::string> Draw(const std::string& run_dir) {
     script += fmt::format(
         "set output {}\nset title 'self-play'\nset xlabel 'games'\nset ylabel 'positions/s'\n"
         "set y2label 'mean plies'\nset y2tics\n"
-        "plot {} using 1:2 with linespoints title 'positions/s', '' using 1:3 axes x1y2 with "
+        "plot {} using 1:2 with linespoints title 'positions/s (while self-play ran)', '' using "
+        "1:4 with linespoints title 'positions/s (wall clock)', '' using 1:3 axes x1y2 with "
         "linespoints title 'mean plies per game'\nunset y2tics\nunset y2label\n",
         Quoted(out), Quoted(data));
     drawn.push_back(out.string());

@@ -1,12 +1,15 @@
 #pragma once
 
 // Plots and a summary of a training run (`vzero train` draws them at its end, `vzero report
-// RUN_DIR` redraws them): read from the run's metrics.jsonl (selfplay/train_loop.h), drawn with
-// gnuplot (an external, packaged tool: `gnuplot` must be on the PATH) as SVG files in RUN_DIR/plots:
+// RUN_DIR` redraws them): read from the run's metrics.jsonl (selfplay/train_loop.h,
+// selfplay/cluster.h), drawn with gnuplot (an external, packaged tool: `gnuplot` must be on the
+// PATH) as SVG files in RUN_DIR/plots:
 //   losses.svg    total, policy and value loss against the training step
 //   strength.svg  gating Elo of each candidate against the best (with its 95% interval) and the
 //                 cumulative Elo of the promoted nets, against the step
-//   selfplay.svg  self-play positions per second and mean game length, against games played
+//   selfplay.svg  self-play positions per second (while self-play ran, and over the wall clock)
+//                 and mean game length, against games played (the workers' "selfplay" lines;
+//                 a cluster run's metrics.jsonl has the trainer's "ingest" lines instead)
 
 #include <string>
 #include <vector>
@@ -15,10 +18,10 @@ namespace vz {
 
 // Counts and last values read from RUN_DIR/metrics.jsonl.
 struct RunMetricsSummary {
-  int lines = 0;           // JSON objects read
-  int bad_lines = 0;       // lines that are not JSON objects (e.g. cut by a kill), skipped
+  int lines = 0;      // JSON objects read
+  int bad_lines = 0;  // lines that are not JSON objects (e.g. cut by a kill), skipped
   int train_points = 0, selfplay_points = 0, gating_points = 0, evaluation_points = 0;
-  std::string text;        // a few lines for people: last losses, gating results, evaluation
+  std::string text;  // a few lines for people: last losses, gating results, evaluation
 };
 
 // Reads RUN_DIR/metrics.jsonl. Throws vz::Error naming the file if it cannot be read.

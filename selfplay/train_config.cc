@@ -358,6 +358,7 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
   CheckUnsigned("selfplay.games_per_chunk", s.games_per_chunk(), 1, 100000);
   CheckDevice("selfplay.device", s.device());
   CheckOneOf("selfplay.precision", s.precision(), precisions);
+  CheckUnsigned("selfplay.cpu_threads", s.cpu_threads(), 0, 1024);
 
   const proto::ReplayConfig& r = config.replay();
   CheckUnsigned("replay.window_games", r.window_games(), 1, 100000000);
@@ -382,6 +383,7 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
                 o.total_steps() > 0 ? o.total_steps() : kMaxSteps);
   CheckUnsigned("optimizer.checkpoint_every_steps", o.checkpoint_every_steps(), 1, 1000000000);
   CheckDevice("optimizer.device", o.device());
+  CheckUnsigned("optimizer.cpu_threads", o.cpu_threads(), 0, 1024);
 
   const proto::GatingConfig& g = config.gating();
   CheckUnsigned("gating.games", g.games(), g.enabled() ? 2 : 0, kMaxGames);
@@ -419,7 +421,9 @@ uint64_t TrainConfigHash(const proto::TrainConfig& config) {
   copy.clear_preset();
   copy.mutable_selfplay()->clear_device();
   copy.mutable_selfplay()->clear_precision();
+  copy.mutable_selfplay()->clear_cpu_threads();
   copy.mutable_optimizer()->clear_device();
+  copy.mutable_optimizer()->clear_cpu_threads();
   std::string bytes;
   {
     pb::io::StringOutputStream stream(&bytes);

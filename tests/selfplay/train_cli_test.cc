@@ -1,10 +1,12 @@
 // `vzero train`, `vzero export` and `vzero report` end to end on a tiny Portuguese-draughts config:
 // a whole run (self-play, chunks, training, gating, promotion, export, evaluation, plots), resume
-// with the same step counter and no game lost or counted twice, SIGKILL at a random moment and
-// resume, SIGTERM stopping cleanly, a corrupted chunk reported by name and skipped, config errors
-// naming their key. Runs the vzero binary of the same build (VZ_VZERO names another one) and
-// skips when there is none.
+// with the same step counter and no game lost or counted twice, the concurrent roles (self-play
+// and training in threads of one process) losing or repeating no game and keeping the sample
+// cap, SIGKILL at a random moment and resume, SIGTERM stopping cleanly, a corrupted chunk
+// reported by name and skipped, config errors naming their key. Runs the vzero binary of the same
+// build (VZ_VZERO names another one) and skips when there is none.
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -20,6 +22,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "selfplay/game_record.h"
@@ -105,8 +108,17 @@ TEST_F(TrainCliTest, TinyRunEndToEndAndResume) {
   nlohmann::json state = State(run);
   ASSERT_TRUE(state.is_object());
   EXPECT_EQ(state["step"], 12);
-  // Gating ran at steps 6 and 12.
-  EXPECT_EQ(state["last_gated_step"], 12);
+  // The gate judged the last candidate (step 12) before the run ended; the one of step 6 was
+  // judged or superseded by it.
+  for (const char* step : {"00000006", "00000012"}) {
+    const fs::path verdict =
+        run / "nets" / "candidates" / ("candidate-" + std::string(step) + ".json");
+    ASSERT_TRUE(fs::exists(verdict)) << verdict << "\n" << first.output;
+  }
+  const nlohmann::json last_verdict = nlohmann::json::parse(
+      ReadFile(run / "nets" / "candidates" / "candidate-00000012.json"), nullptr, false);
+  ASSERT_TRUE(last_verdict.is_object());
+  EXPECT_TRUE(last_verdict.contains("score")) << last_verdict.dump();
   // The sample cap: at most 4 training samples per self-play position.
   EXPECT_LE(12 * 16, 4 * state["positions"].get<int64_t>());
   const std::multiset<uint64_t> before = GameIndices(run);
@@ -120,7 +132,8 @@ TEST_F(TrainCliTest, TinyRunEndToEndAndResume) {
     ASSERT_TRUE(object.is_object()) << line;
     kinds.insert(object.value("type", ""));
   }
-  EXPECT_EQ(kinds, (std::set<std::string>{"selfplay", "train", "gating", "evaluation"}));
+  EXPECT_EQ(kinds, (std::set<std::string>{"selfplay", "ingest", "train", "candidate", "gating",
+                                          "session", "evaluation"}));
 
   // The net is ready for play.
   const Execution search =
@@ -166,6 +179,67 @@ TEST_F(TrainCliTest, TinyRunEndToEndAndResume) {
   const Execution refused = RunVzero(other);
   EXPECT_EQ(refused.status, 1);
   EXPECT_NE(refused.output.find("another config"), std::string::npos) << refused.output;
+}
+
+// Self-play, training and gating run at once in threads of one process: every game a record file
+// holds is counted once by the trainer, every game the worker finished is in a record file, and
+// at every moment the trainer reported, samples trained <= cap x positions read.
+TEST_F(TrainCliTest, ConcurrentRolesLoseNoGameAndKeepTheSampleCap) {
+  const fs::path run = dir_ / "run";
+  const Execution done = RunVzero(TinyRun(run.string(), 18));
+  ASSERT_EQ(done.status, 0) << done.output;
+  // The games on disk: (worker, index) of every record; no pending game left at a normal end.
+  std::multiset<std::pair<std::string, uint64_t>> games;
+  int64_t positions_on_disk = 0;
+  for (const std::string& path : ListRecordChunks((run / "records").string())) {
+    for (const proto::GameRecord& record : ReadRecordChunk(path)) {
+      games.emplace(record.worker(), record.index());
+      for (const proto::MoveRecord& move : record.moves()) positions_on_disk += move.has_target();
+    }
+  }
+  EXPECT_TRUE(ListRecordChunks((run / "records" / "pending").string()).empty());
+  const std::set<std::pair<std::string, uint64_t>> distinct(games.begin(), games.end());
+  EXPECT_EQ(distinct.size(), games.size()) << "a game is twice in the records";
+  ASSERT_GT(games.size(), 0u);
+  for (const auto& [worker, index] : distinct) EXPECT_EQ(worker, "train");
+  const nlohmann::json state = State(run);
+  ASSERT_TRUE(state.is_object());
+  EXPECT_EQ(state.value("games", int64_t{-1}), int64_t(games.size())) << state.dump();
+  EXPECT_EQ(state.value("positions", int64_t{-1}), positions_on_disk) << state.dump();
+  EXPECT_EQ(state.value("duplicates", int64_t{-1}), 0) << state.dump();
+  EXPECT_NE(
+      done.output.find(fmt::format("{} games, {} positions)", games.size(), positions_on_disk)),
+      std::string::npos)
+      << done.output;
+  // The cap at every training report (step x batch <= 4 x positions read by then), and in the
+  // end; the worker's lines carry the wall-clock rate and the share of time in self-play.
+  const double cap = 4, batch = 16;
+  int train_lines = 0, selfplay_lines = 0;
+  nlohmann::json session;
+  std::istringstream metrics(ReadFile(run / "metrics.jsonl"));
+  for (std::string line; std::getline(metrics, line);) {
+    const auto m = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_TRUE(m.is_object()) << line;
+    if (m.value("type", "") == "train") {
+      ++train_lines;
+      EXPECT_LE(batch * m.value("step", 0.0), cap * m.value("positions", 0.0)) << line;
+    } else if (m.value("type", "") == "selfplay") {
+      ++selfplay_lines;
+      EXPECT_GT(m.value("wall_positions_per_second", 0.0), 0.0) << line;
+      EXPECT_GT(m.value("selfplay_fraction", 0.0), 0.0) << line;
+      EXPECT_LE(m.value("selfplay_fraction", 2.0), 1.0) << line;
+    } else if (m.value("type", "") == "session") {
+      session = m;
+    }
+  }
+  EXPECT_GT(train_lines, 0);
+  EXPECT_GT(selfplay_lines, 0);
+  EXPECT_LE(batch * 18, cap * double(state.value("positions", 0)));
+  // Every game the worker finished (games in flight at the end are dropped) is on disk.
+  ASSERT_TRUE(session.is_object());
+  EXPECT_EQ(session.value("selfplay_games", int64_t{-1}), int64_t(games.size())) << session.dump();
+  EXPECT_EQ(session.value("selfplay_positions", int64_t{-1}), positions_on_disk) << session.dump();
+  EXPECT_NE(done.output.find("positions/s over"), std::string::npos) << done.output;
 }
 
 TEST_F(TrainCliTest, KilledRunResumesWithoutLosingOrRepeatingGames) {
