@@ -26,7 +26,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/game_state.h"
-#include "engine/dispatch.h"
+#include "engine/games.h"
 #include "engine/registry.h"
 #include "engine/search/evaluator_registry.h"
 #include "engine/search/mcts.h"
@@ -214,7 +214,7 @@ class GameSession final : public Session {
   GameSession(const EngineOptions& options, Output& out) {
     if (!options.net_file.empty()) {
       try {
-        evaluator_ = MakeNetEvaluator<G>(options.net_file, options.device);
+        evaluator_ = LoadNetEvaluator<G>(options.net_file, options.device);
         has_net_ = true;
         out.InfoString(fmt::format("NetFile {} loaded for {} on {}", options.net_file, G::kName,
                                    options.device));
