@@ -1,6 +1,6 @@
 #pragma once
 
-// Geometry of the Portuguese draughts board: the 32 dark squares as bits of a uint32_t, their
+// Portuguese draughts geometry and tables: the 32 dark squares as bits of a uint32_t, their
 // diagonal neighbours and rays (host and device lookup tables), bit helpers and Zobrist keys.
 //
 // Square numbering (PDN, as players write it) runs 1..32 from White's lower-right corner, right

@@ -1,7 +1,8 @@
 #pragma once
 
-// The Cuarenta board: the 40 light squares of a 9x9 grid, their index mapping and the precomputed
-// step, ray and leap tables the rule core uses (host and device copies via VZ_DEFINE_TABLE).
+// Cuarenta geometry and tables: the 40 light squares of a 9x9 grid, their index mapping, the
+// piece types, the precomputed step, ray and leap tables the rule core uses (host and device
+// copies via VZ_DEFINE_TABLE) and the Zobrist keys.
 //
 // Grid coordinates: file f = 0..8 (a..i), rank r = 0..8 (ranks 1..9). A square exists exactly when
 // f + r is odd (a1 = (0,0) is dark). Square index = (9 * r + f) / 2, so the squares are numbered
@@ -140,12 +141,12 @@ inline constexpr int kZobristPieceKeys = 2 * kNumPieceTypes * kNumSquares;
 inline constexpr int kZobristSideKey = kZobristPieceKeys;
 inline constexpr int kZobristCastleKey = kZobristPieceKeys + 1;  // + colour
 inline constexpr int kNumZobristKeys = kZobristPieceKeys + 3;
-VZ_DEFINE_TABLE(ZobristKeys<kNumZobristKeys>, Zobrist,
+VZ_DEFINE_TABLE(ZobristKeys<kNumZobristKeys>, CuarentaZobrist,
                 MakeZobristKeys<kNumZobristKeys>(0xC0A7E47Aull))
 
 // Zobrist key of a piece (colour 0/1, PieceType) on a square.
 VZ_HD VZ_FORCE_INLINE uint64_t PieceKey(int color, int type, int square) {
-  return Zobrist().key[(color * kNumPieceTypes + type) * kNumSquares + square];
+  return CuarentaZobrist().key[(color * kNumPieceTypes + type) * kNumSquares + square];
 }
 
 // Index of the lowest / highest set bit of a non-zero bitboard.

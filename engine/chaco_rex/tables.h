@@ -1,7 +1,8 @@
 #pragma once
 
-// Chaco Rex board geometry: the 85 hexagons, their indices, 128-bit cell sets (bitboards) and the
-// precomputed step, leap and ray tables (host and device copies, see VZ_DEFINE_TABLE).
+// Chaco Rex geometry and tables: the 85 hexagons, their indices, 128-bit cell sets (bitboards), the
+// precomputed step, leap and ray tables (host and device copies, see VZ_DEFINE_TABLE), the piece
+// codes and the Zobrist keys.
 //
 // Coordinates (as on the rules page): file index x = 0..18 for the letters
 // `a b c d e f g h i j l m n o p q r s t` (no `k`), rank y = 1..9; a cell exists exactly when
@@ -29,6 +30,7 @@
 #include <cstdint>
 
 #include "engine/core/macros.h"
+#include "engine/core/zobrist.h"
 
 namespace vz::chaco_rex {
 
@@ -210,6 +212,41 @@ VZ_HD VZ_FORCE_INLINE Bitboard OrthogonalAttacks(int cell, Bitboard occupied) {
 // never the two cells beside a diagonal step, because the rays hold landing cells only.
 VZ_HD VZ_FORCE_INLINE Bitboard DiagonalAttacks(int cell, Bitboard occupied) {
   return SliderAttacks(cell, occupied, 6);
+}
+
+// --- pieces and Zobrist keys ----------------------------------------------------------------
+
+// Piece types; a piece code on the mailbox is `type | color << 3` (0 = empty cell).
+enum PieceType : uint8_t {
+  kNoPiece = 0,
+  kPawn = 1,
+  kKnight = 2,
+  kBishop = 3,
+  kRook = 4,
+  kQueen = 5,
+  kKing = 6,
+};
+inline constexpr int kNumPieceTypes = 7;  // index 0 unused
+
+VZ_HD constexpr uint8_t MakePiece(int color, int type) { return uint8_t(type | color << 3); }
+VZ_HD constexpr int PieceTypeOf(uint8_t piece) { return piece & 7; }
+VZ_HD constexpr int PieceColorOf(uint8_t piece) { return piece >> 3; }
+
+// Zobrist keys: [color * 7 + type] * 85 + cell for pieces, then the side key (Black to move),
+// then one key per en-passant cell.
+inline constexpr int kZobristPieceKeys = 2 * kNumPieceTypes * kNumCells;
+inline constexpr int kZobristSideKey = kZobristPieceKeys;
+inline constexpr int kZobristEnPassantKeys = kZobristSideKey + 1;
+inline constexpr int kNumZobristKeys = kZobristEnPassantKeys + kNumCells;
+VZ_DEFINE_TABLE(ZobristKeys<kNumZobristKeys>, ChacoRexZobrist,
+                MakeZobristKeys<kNumZobristKeys>(0xC4AC0CE7ull))
+
+VZ_HD VZ_FORCE_INLINE uint64_t PieceKey(uint8_t piece, int cell) {
+  return ChacoRexZobrist().key[((piece >> 3) * kNumPieceTypes + (piece & 7)) * kNumCells + cell];
+}
+VZ_HD VZ_FORCE_INLINE uint64_t SideKey() { return ChacoRexZobrist().key[kZobristSideKey]; }
+VZ_HD VZ_FORCE_INLINE uint64_t EnPassantKey(int cell) {
+  return ChacoRexZobrist().key[kZobristEnPassantKeys + cell];
 }
 
 }  // namespace vz::chaco_rex
