@@ -96,7 +96,7 @@ std::string ValidityProblem(const Position& p) {
   }
   const Bitboard edge_pawns = p.by_type[kPawn] & (Steps().rank[1] | Steps().rank[9]);
   if (edge_pawns) {
-    const int cell = LowestCell(edge_pawns);
+    const int cell = LowestBit(edge_pawns);
     return std::string(kColorNames[PieceColorOf(p.board[cell])]) + " pawn on " + CellName(cell) +
            " (no pawn may stand on rank 1 or 9)";
   }

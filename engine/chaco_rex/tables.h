@@ -29,10 +29,16 @@
 
 #include <cstdint>
 
+#include "engine/core/bits.h"
 #include "engine/core/macros.h"
 #include "engine/core/zobrist.h"
 
 namespace vz::chaco_rex {
+
+// The bit scans of engine/core/bits.h, also reachable as chaco_rex::LowestBit etc.
+using vz::HighestBit;
+using vz::LowestBit;
+using vz::PopCount;
 
 inline constexpr int kNumCells = 85;
 inline constexpr int kNumFiles = 19;
@@ -46,36 +52,9 @@ using Bitboard = unsigned __int128;
 VZ_HD constexpr Bitboard CellBit(int cell) { return Bitboard(1) << cell; }
 inline constexpr Bitboard kAllCells = (Bitboard(1) << kNumCells) - 1;
 
-// The lowest / highest cell of a non-empty `b`; the number of cells of `b`.
-VZ_HD VZ_FORCE_INLINE int LowestCell(Bitboard b) {
-  const uint64_t lo = uint64_t(b);
-#if defined(__CUDA_ARCH__)
-  return lo ? __ffsll(lo) - 1 : 63 + __ffsll(uint64_t(b >> 64));
-#else
-  return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll(uint64_t(b >> 64));
-#endif
-}
-
-VZ_HD VZ_FORCE_INLINE int HighestCell(Bitboard b) {
-  const uint64_t hi = uint64_t(b >> 64);
-#if defined(__CUDA_ARCH__)
-  return hi ? 127 - __clzll(hi) : 63 - __clzll(uint64_t(b));
-#else
-  return hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll(uint64_t(b));
-#endif
-}
-
-VZ_HD VZ_FORCE_INLINE int PopCount(Bitboard b) {
-#if defined(__CUDA_ARCH__)
-  return __popcll(uint64_t(b)) + __popcll(uint64_t(b >> 64));
-#else
-  return __builtin_popcountll(uint64_t(b)) + __builtin_popcountll(uint64_t(b >> 64));
-#endif
-}
-
 // Removes the lowest set cell of a non-empty `b` and returns it.
 VZ_HD VZ_FORCE_INLINE int PopLowest(Bitboard& b) {
-  const int cell = LowestCell(b);
+  const int cell = LowestBit(b);
   b &= b - 1;
   return cell;
 }
@@ -181,7 +160,7 @@ VZ_DEFINE_TABLE(StepTables, Steps, MakeStepTables())
 
 // The occupied cell of `blockers` (a subset of one ray from some cell) nearest to that cell.
 VZ_HD VZ_FORCE_INLINE int NearestOnRay(Bitboard blockers, int direction) {
-  return IsIncreasing(direction) ? LowestCell(blockers) : HighestCell(blockers);
+  return IsIncreasing(direction) ? LowestBit(blockers) : HighestBit(blockers);
 }
 
 // Cells reached from `cell` along the six rays first_direction .. first_direction + 5 (three
@@ -193,11 +172,11 @@ VZ_HD VZ_FORCE_INLINE Bitboard SliderAttacks(int cell, Bitboard occupied, int fi
   for (int d = first_direction; d < first_direction + 3; ++d) {
     Bitboard ray = t.ray[cell][d];
     Bitboard blockers = ray & occupied;
-    if (blockers) ray ^= t.ray[LowestCell(blockers)][d];
+    if (blockers) ray ^= t.ray[LowestBit(blockers)][d];
     result |= ray;
     ray = t.ray[cell][d + 3];
     blockers = ray & occupied;
-    if (blockers) ray ^= t.ray[HighestCell(blockers)][d + 3];
+    if (blockers) ray ^= t.ray[HighestBit(blockers)][d + 3];
     result |= ray;
   }
   return result;

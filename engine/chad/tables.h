@@ -22,10 +22,16 @@
 
 #include <cstdint>
 
+#include "engine/core/bits.h"
 #include "engine/core/macros.h"
 #include "engine/core/zobrist.h"
 
 namespace vz::chad {
+
+// The bit scans of engine/core/bits.h, also reachable as chad::LowestBit etc.
+using vz::HighestBit;
+using vz::LowestBit;
+using vz::PopCount;
 
 inline constexpr int kNumSquares = 144;
 inline constexpr int kBoardSize = 12;
@@ -34,29 +40,6 @@ inline constexpr int kBoardSize = 12;
 VZ_HD constexpr int SquareOf(int file, int rank) { return rank * kBoardSize + file; }
 VZ_HD constexpr int FileOf(int square) { return square % kBoardSize; }
 VZ_HD constexpr int RankOf(int square) { return square / kBoardSize; }
-
-// Index of the lowest / highest set bit of a non-zero word.
-VZ_HD VZ_FORCE_INLINE int LowestBit(uint64_t word) {
-#if defined(__CUDA_ARCH__)
-  return __ffsll(static_cast<long long>(word)) - 1;
-#else
-  return __builtin_ctzll(word);
-#endif
-}
-VZ_HD VZ_FORCE_INLINE int HighestBit(uint64_t word) {
-#if defined(__CUDA_ARCH__)
-  return 63 - __clzll(static_cast<long long>(word));
-#else
-  return 63 - __builtin_clzll(word);
-#endif
-}
-VZ_HD VZ_FORCE_INLINE int PopCount(uint64_t word) {
-#if defined(__CUDA_ARCH__)
-  return __popcll(word);
-#else
-  return __builtin_popcountll(word);
-#endif
-}
 
 // A set of squares (layout above). Plain value type; every member is VZ_HD.
 struct Bitboard {

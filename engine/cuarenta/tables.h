@@ -26,10 +26,16 @@
 
 #include <cstdint>
 
+#include "engine/core/bits.h"
 #include "engine/core/macros.h"
 #include "engine/core/zobrist.h"
 
 namespace vz::cuarenta {
+
+// The bit scans of engine/core/bits.h, also reachable as cuarenta::LowestBit etc.
+using vz::HighestBit;
+using vz::LowestBit;
+using vz::PopCount;
 
 inline constexpr int kNumSquares = 40;
 inline constexpr int kNoSquare = -1;
@@ -149,21 +155,6 @@ VZ_HD VZ_FORCE_INLINE uint64_t PieceKey(int color, int type, int square) {
   return CuarentaZobrist().key[(color * kNumPieceTypes + type) * kNumSquares + square];
 }
 
-// Index of the lowest / highest set bit of a non-zero bitboard.
-VZ_HD VZ_FORCE_INLINE int LowestBit(uint64_t bits) {
-#if defined(__CUDA_ARCH__)
-  return __ffsll(static_cast<long long>(bits)) - 1;
-#else
-  return __builtin_ctzll(bits);
-#endif
-}
-VZ_HD VZ_FORCE_INLINE int HighestBit(uint64_t bits) {
-#if defined(__CUDA_ARCH__)
-  return 63 - __clzll(static_cast<long long>(bits));
-#else
-  return 63 - __builtin_clzll(bits);
-#endif
-}
 // The first square of `bits` (non-zero, a subset of a ray) seen from the ray's origin.
 VZ_HD VZ_FORCE_INLINE int FirstOnRay(int direction, uint64_t bits) {
   return IsPositiveDirection(direction) ? LowestBit(bits) : HighestBit(bits);
