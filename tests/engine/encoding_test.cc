@@ -286,33 +286,11 @@ class EncodingTest : public ::testing::Test {};
 
 TYPED_TEST_SUITE(EncodingTest, testing::AllGameTypes, testing::GameNames);
 
-// Calls check(position) on every position of `games` pseudo-random games of at most `plies`
-// plies (SplitMix64 from `seed`); returns the number of positions checked.
-template <class G, class Check>
-int ForRandomPositions(int games, int plies, uint64_t seed, Check check) {
-  uint64_t state = seed;
-  int checked = 0;
-  for (int game = 0; game < games; ++game) {
-    typename G::Position p = G::InitialPosition();
-    for (int ply = 0; ply < plies; ++ply) {
-      typename G::MoveList moves;
-      G::GenerateMoves(p, moves);
-      if (moves.size == 0) break;
-      check(p, moves);
-      if (::testing::Test::HasFatalFailure()) return checked;
-      ++checked;
-      state = SplitMix64(state);
-      G::ApplyMove(p, moves[int(state % uint64_t(moves.size))]);
-    }
-  }
-  return checked;
-}
-
 TYPED_TEST(EncodingTest, EveryEntryIsWrittenAndFinite) {
   using G = TypeParam;
   using E = InputEncoding<G>;
   static_assert(E::kNumActions == G::kNumActions);
-  const int checked = ForRandomPositions<G>(4, 60, 11, [](const auto& p, const auto&) {
+  const int checked = testing::ForRandomPositions<G>(4, 60, 11, [](const auto& p, const auto&) {
     for (int repetitions : {1, 2, 3}) {
       for (float value : EncodePlanes<E>(p, repetitions)) {
         ASSERT_TRUE(std::isfinite(value) && value >= 0.0f) << G::FormatPosition(p);
@@ -325,7 +303,7 @@ TYPED_TEST(EncodingTest, EveryEntryIsWrittenAndFinite) {
 TYPED_TEST(EncodingTest, PolicyIndexIsTheActionIndex) {
   using G = TypeParam;
   using E = InputEncoding<G>;
-  ForRandomPositions<G>(4, 60, 13, [](const auto& p, const auto& moves) {
+  testing::ForRandomPositions<G>(4, 60, 13, [](const auto& p, const auto& moves) {
     for (Move m : moves) ASSERT_EQ(E::PolicyIndex(p, m), G::ActionIndex(p, m));
   });
   for (const MoveIndexCase& c : EncodingCases<G>::MoveIndices()) {
@@ -364,16 +342,17 @@ TYPED_TEST(EncodingTest, ColourSwappedPositionsLookTheSameAndKeepTheirPolicyIndi
   using G = TypeParam;
   using E = InputEncoding<G>;
   if (!EncodingCases<G>::kHasColourSwap) GTEST_SKIP() << "no colour-swap symmetry in this game";
-  const int checked = ForRandomPositions<G>(20, 80, 7, [](const auto& p, const auto& moves) {
-    const typename G::Position q = EncodingCases<G>::ColourSwap(p);
-    ASSERT_EQ(EncodePlanes<E>(p), EncodePlanes<E>(q));
-    typename G::MoveList swapped;
-    G::GenerateMoves(q, swapped);
-    std::multiset<int> a, b;
-    for (Move m : moves) a.insert(E::PolicyIndex(p, m));
-    for (Move m : swapped) b.insert(E::PolicyIndex(q, m));
-    ASSERT_EQ(a, b);
-  });
+  const int checked =
+      testing::ForRandomPositions<G>(20, 80, 7, [](const auto& p, const auto& moves) {
+        const typename G::Position q = EncodingCases<G>::ColourSwap(p);
+        ASSERT_EQ(EncodePlanes<E>(p), EncodePlanes<E>(q));
+        typename G::MoveList swapped;
+        G::GenerateMoves(q, swapped);
+        std::multiset<int> a, b;
+        for (Move m : moves) a.insert(E::PolicyIndex(p, m));
+        for (Move m : swapped) b.insert(E::PolicyIndex(q, m));
+        ASSERT_EQ(a, b);
+      });
   EXPECT_GT(checked, 500);
 }
 

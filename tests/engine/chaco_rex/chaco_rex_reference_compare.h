@@ -54,6 +54,16 @@ inline void CompareTree(const G::Position& p, const Board& b, int depth, Compare
   }
 }
 
+// The reference board of the start position.
+inline Board StartBoard() { return FromFen(G::FormatPosition(G::InitialPosition())); }
+
+// CompareTree over the `depth`-ply tree of the start position.
+inline CompareStats CompareStartTree(int depth) {
+  CompareStats stats;
+  CompareTree(G::InitialPosition(), StartBoard(), depth, stats);
+  return stats;
+}
+
 // Plays `games` random games of at most `max_plies` plies (seeded) and compares every position.
 inline CompareStats CompareRandomGames(int games, int max_plies, uint64_t seed) {
   CompareStats stats;

@@ -15,13 +15,11 @@ namespace vz::chaco_rex::reference {
 namespace {
 
 TEST(ChacoRexReferenceSlowTest, StartTreeDepth4MatchesNodeByNode) {
-  CompareStats stats;
-  CompareTree(G::InitialPosition(), FromFen(G::FormatPosition(G::InitialPosition())), 4, stats);
-  EXPECT_EQ(stats.leaves, 911316u);
+  EXPECT_EQ(CompareStartTree(4).leaves, 911316u);
 }
 
 TEST(ChacoRexReferenceSlowTest, ReferencePerft5FromTheStart) {
-  const Board start = FromFen(G::FormatPosition(G::InitialPosition()));
+  const Board start = StartBoard();
   EXPECT_EQ(Perft(start, 5), 30968054u);
   EXPECT_EQ(vz::Perft<G>(G::InitialPosition(), 5), 30968054u);
 }
