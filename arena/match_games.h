@@ -1,7 +1,8 @@
 #pragma once
 
 // Playing the games of a match (arena/match.h): one game alone, or many games at once in
-// lockstep so that the searches of all of them share one evaluator batch per player per round.
+// lockstep so that the searches of all of them share one evaluator batch per player per round
+// (the search driver, engine/search/search_driver.h).
 
 #include <fmt/core.h>
 
@@ -13,12 +14,13 @@
 #include <utility>
 #include <vector>
 
-#include "engine/alphabeta/evaluation.h"
-#include "engine/core/game_state.h"
-#include "engine/core/zobrist.h"
 #include "arena/match.h"
 #include "arena/player.h"
 #include "arena/record.h"
+#include "engine/alphabeta/evaluation.h"
+#include "engine/core/game_state.h"
+#include "engine/core/zobrist.h"
+#include "engine/search/search_driver.h"
 
 namespace vz {
 
@@ -221,7 +223,7 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
         search->BeginMove(slot.game);
         slot.searching = true;
       }
-      if (!search->SearchDone()) return;
+      if (!search->Done()) return;
       const Move move = search->EndMove(slot.game);
       slot.values.push_back(search->RootValue());
       slot.game.Play(move);
@@ -229,40 +231,26 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
     }
   };
 
-  EvalBatch<G> batches[2];
+  // One search driver per evaluator (a shared evaluator's driver serves both sides and counts
+  // for player 1).
+  SearchDriver<G, SearchPlayer<G>> drivers[2];
+  std::vector<SearchPlayer<G>*> searches;  // [game of this part of the round]
   const bool shared = sides[0].evaluator != nullptr && sides[0].evaluator == sides[1].evaluator;
-  // A part of a round for the sides with bit s of `side_mask`, which share one evaluator: gather
-  // their games' leaves, one evaluator call, back up.
+  // A part of a round for the sides with bit s of `side_mask`, which share one evaluator: one
+  // driver round over their games' searches.
   auto run_sides = [&](int side_mask) {
-    const int side = side_mask == 2 && !shared ? 1 : 0;  // whose batch and counters
-    auto takes_part = [&](const Slot& slot) {
-      return slot.active && ((side_mask >> mover_side(slot)) & 1) != 0;
-    };
-    EvalBatch<G>& batch = batches[side];
-    batch.Clear();
+    const int side = side_mask == 2 && !shared ? 1 : 0;  // whose driver and counters
+    searches.clear();
     for (Slot& slot : slots) {
-      if (takes_part(slot)) slot.players[mover_side(slot)]->AsSearchPlayer()->GatherLeaves(batch);
+      if (slot.active && ((side_mask >> mover_side(slot)) & 1) != 0) {
+        searches.push_back(slot.players[mover_side(slot)]->AsSearchPlayer());
+      }
     }
-    try {
-      if (batch.size() > 0) {
-        VZ_CHECK(sides[side].evaluator != nullptr);
-        sides[side].evaluator->Evaluate(batch);
-        ++stats.evaluator_calls[side];
-        stats.evaluated[side] += batch.size();
-        stats.max_batch[side] = std::max(stats.max_batch[side], batch.size());
-      }
-      for (Slot& slot : slots) {
-        if (takes_part(slot)) {
-          slot.players[mover_side(slot)]->AsSearchPlayer()->ApplyEvaluations(batch);
-        }
-      }
-    } catch (...) {
-      // An evaluator failure or a non-finite evaluation: no search keeps leaves in flight.
-      for (Slot& slot : slots) {
-        if (takes_part(slot)) slot.players[mover_side(slot)]->AsSearchPlayer()->CancelPending();
-      }
-      throw;
-    }
+    VZ_CHECK(sides[side].evaluator != nullptr);
+    drivers[side].RunRound(*sides[side].evaluator, searches);
+    stats.evaluator_calls[side] = drivers[side].stats().evaluator_calls;
+    stats.evaluated[side] = drivers[side].stats().evaluated;
+    stats.max_batch[side] = drivers[side].stats().max_batch;
   };
   for (;;) {
     if (config.stop != nullptr && config.stop->load()) throw MatchStopped();

@@ -30,6 +30,7 @@
 #include "engine/core/zobrist.h"
 #include "engine/search/mcts.h"
 #include "engine/search/rollout_evaluator.h"
+#include "engine/search/search_driver.h"
 #if VZ_HAVE_TORCH
 #include "nets/net_evaluator.h"
 #endif
@@ -94,10 +95,10 @@ class AlphaBetaPlayer final : public Player<G> {
 // An MCTS player: PUCT, one leaf per search round, the most visited move played (or, for the
 // first plies of a game, one sampled from the visit counts: SetSampling), the tree kept between
 // the moves of a game (Mcts::SetRoot). A move is searched either alone (ChooseMove, with
-// the player's evaluator) or step by step by a driver that puts the leaves of many games into one
-// batch of the evaluator all of them share (arena/match_games.h):
-//   BeginMove(state); while (!SearchDone()) { GatherLeaves(batch); <evaluate batch>;
-//   ApplyEvaluations(batch); } move = EndMove(state);
+// the player's evaluator) or step by step by the search driver (engine/search/search_driver.h,
+// which drives any search with Done, GatherLeaves, ApplyEvaluations and CancelPending) that puts
+// the leaves of many games into one batch of the evaluator all of them share
+// (arena/match_games.h): BeginMove(state); driver rounds until Done(); move = EndMove(state).
 // Both ways give the same move when the evaluator's result for a position does not depend on the
 // rest of the batch. Not thread-safe; the evaluator may be shared with other players.
 template <Game G>
@@ -115,17 +116,8 @@ class SearchPlayer : public Player<G> {
   }
   Move ChooseMove(const GameState<G>& state) override {
     BeginMove(state);
-    while (!SearchDone()) {
-      batch_.Clear();
-      GatherLeaves(batch_);
-      try {
-        if (batch_.size() > 0) evaluator_->Evaluate(batch_);
-      } catch (...) {
-        search_->CancelPending();
-        throw;
-      }
-      ApplyEvaluations(batch_);
-    }
+    SearchPlayer* self = this;
+    driver_.Run(*evaluator_, std::span<SearchPlayer* const>(&self, 1));
     return EndMove(state);
   }
   SearchPlayer<G>* AsSearchPlayer() override { return this; }
@@ -135,7 +127,7 @@ class SearchPlayer : public Player<G> {
     search_->SetRoot(state);
     search_->StartSearch(simulations_);
   }
-  bool SearchDone() const { return search_->Done(); }
+  bool Done() const { return search_->Done(); }
   // Appends this search's leaves to `batch`, which may hold other searches' entries (see
   // Mcts::GatherLeaves); returns how many.
   virtual int GatherLeaves(EvalBatch<G>& batch) { return search_->GatherLeaves(batch); }
@@ -143,7 +135,7 @@ class SearchPlayer : public Player<G> {
   void ApplyEvaluations(const EvalBatch<G>& batch) { search_->ApplyEvaluations(batch); }
   // Forgets the leaves in flight (after an evaluator failure).
   void CancelPending() { search_->CancelPending(); }
-  // The move found in `state`, the state given to BeginMove (SearchDone() must hold): sampled
+  // The move found in `state`, the state given to BeginMove (Done() must hold): sampled
   // while the game is in its first sampled plies (SetSampling), else the most visited.
   Move EndMove(const GameState<G>& state) {
     const Move move = int(state.moves().size()) < sample_plies_ ? search_->ChooseMove(temperature_)
@@ -171,57 +163,19 @@ class SearchPlayer : public Player<G> {
   int simulations_;
   int64_t max_nodes_;
   std::unique_ptr<Mcts<G>> search_;
-  EvalBatch<G> batch_;
+  SearchDriver<G, SearchPlayer> driver_{/*timed=*/false};  // of ChooseMove
   int sample_plies_ = 0;
   float temperature_ = 1.0f;
 };
 
-// The rollout evaluator of a rollout player across all the games it plays at once: each entry is
-// evaluated exactly as RolloutEvaluator(seed of the game that added it) would, so a game keeps its
-// own playouts whichever games share its batch. Entries are tagged (Tag) after they are gathered;
-// untagged entries use seed 0; tags are dropped after each Evaluate. Not thread-safe.
-template <Game G>
-class GameSeededRolloutEvaluator final : public Evaluator<G> {
- public:
-  // Entries [begin, end) of the next batch come from the game of `seed`.
-  void Tag(int begin, int end, uint64_t seed) {
-    if (int(seeds_.size()) < end) seeds_.resize(size_t(end), 0);
-    for (int i = begin; i < end; ++i) seeds_[size_t(i)] = seed;
-  }
-
-  void Evaluate(EvalBatch<G>& batch) override {
-    seeds_.resize(size_t(batch.size()), 0);
-    for (int begin = 0; begin < batch.size();) {
-      int end = begin + 1;
-      while (end < batch.size() && seeds_[size_t(end)] == seeds_[size_t(begin)]) ++end;
-      // The run [begin, end) of one game, evaluated as that game's own batch would be.
-      run_.Clear();
-      for (int i = begin; i < end; ++i) {
-        run_.Add(batch.position(i), batch.moves(i).data(), batch.num_moves(i),
-                 batch.repetition_count(i));
-      }
-      RolloutEvaluator<G>(seeds_[size_t(begin)]).Evaluate(run_);
-      for (int i = begin; i < end; ++i) {
-        const std::span<const float> priors = std::as_const(run_).priors(i - begin);
-        std::copy(priors.begin(), priors.end(), batch.priors(i).begin());
-        batch.value(i) = run_.value(i - begin);
-        batch.set_cacheable(i, run_.cacheable(i - begin));
-      }
-      begin = end;
-    }
-    seeds_.clear();
-  }
-
- private:
-  std::vector<uint64_t> seeds_;  // [batch] seed of each entry's game
-  EvalBatch<G> run_;             // [entries of one game]
-};
-
-// MCTS with random playouts (one playout per leaf, at most 400 plies), seeded per game.
+// MCTS with random playouts (one playout per leaf, at most 400 plies), seeded per game: the
+// rollout evaluator all the games of the player share plays out each game's leaves with that
+// game's seed (RolloutEvaluator::SeedEntries), so a game keeps its own playouts whichever games
+// share its batch.
 template <Game G>
 class RolloutPlayer final : public SearchPlayer<G> {
  public:
-  RolloutPlayer(std::shared_ptr<GameSeededRolloutEvaluator<G>> rollouts, int simulations)
+  RolloutPlayer(std::shared_ptr<RolloutEvaluator<G>> rollouts, int simulations)
       : SearchPlayer<G>(rollouts, simulations, int64_t(simulations) * 256 + 4096),
         rollouts_(std::move(rollouts)) {}
   void NewGame(uint64_t seed) override {
@@ -231,12 +185,12 @@ class RolloutPlayer final : public SearchPlayer<G> {
   int GatherLeaves(EvalBatch<G>& batch) override {
     const int begin = batch.size();
     const int added = SearchPlayer<G>::GatherLeaves(batch);
-    rollouts_->Tag(begin, batch.size(), seed_);
+    rollouts_->SeedEntries(begin, batch.size(), seed_);
     return added;
   }
 
  private:
-  std::shared_ptr<GameSeededRolloutEvaluator<G>> rollouts_;
+  std::shared_ptr<RolloutEvaluator<G>> rollouts_;
   uint64_t seed_ = 0;
 };
 
@@ -245,7 +199,7 @@ class RolloutPlayer final : public SearchPlayer<G> {
 // or one built for another game.
 template <Game G>
 std::shared_ptr<Evaluator<G>> MakePlayerEvaluator(const PlayerSpec& spec) {
-  if (spec.kind == "rollout") return std::make_shared<GameSeededRolloutEvaluator<G>>();
+  if (spec.kind == "rollout") return std::make_shared<RolloutEvaluator<G>>(/*seed=*/0);
 #if VZ_HAVE_TORCH
   if (spec.kind == "net") {
     return nets::MakeNetEvaluator<G>(nets::ReadNetFile(spec.file), spec.file, "auto");
@@ -263,7 +217,7 @@ std::unique_ptr<Player<G>> MakePlayer(const PlayerSpec& spec,
   if (spec.kind == "random") return std::make_unique<RandomPlayer<G>>();
   if (spec.kind == "alphabeta") return std::make_unique<AlphaBetaPlayer<G>>(spec.value);
   if (spec.kind == "rollout") {
-    auto rollouts = std::dynamic_pointer_cast<GameSeededRolloutEvaluator<G>>(evaluator);
+    auto rollouts = std::dynamic_pointer_cast<RolloutEvaluator<G>>(evaluator);
     if (!rollouts) throw Error("player '" + spec.text + "': needs its rollout evaluator");
     return std::make_unique<RolloutPlayer<G>>(std::move(rollouts), spec.value);
   }

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "engine/games.h"
-#include "engine/search/lockstep_runner.h"
 #include "engine/search/mcts.h"
+#include "engine/search/search_driver.h"
 #include "engine/search/uniform_evaluator.h"
 
 namespace vz {
@@ -45,13 +45,13 @@ void LockstepUniform(benchmark::State& state) {
     searches.push_back(std::make_unique<Mcts<G>>(params));
     pointers.push_back(searches.back().get());
   }
-  LockstepRunner<G> runner(evaluator);
+  SearchDriver<G> driver;
   for (auto _ : state) {
     for (Mcts<G>* search : pointers) {
       search->SetRoot(G::InitialPosition());
       search->StartSearch(simulations);
     }
-    runner.Run(pointers);
+    driver.Run(evaluator, pointers);
   }
   state.counters["sims/s"] = benchmark::Counter(
       double(simulations) * kGames * double(state.iterations()), benchmark::Counter::kIsRate);

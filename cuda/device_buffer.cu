@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
+#include <mutex>
 #include <string>
 
 #include "cuda/cuda_check.h"
@@ -16,6 +18,21 @@ int DeviceCount() {
     return 0;
   }
   return count;
+}
+
+void EnsureStackSize(size_t bytes) {
+  // The limit already set per device, so that a launch pays one cudaGetDevice, not a lock.
+  static std::atomic<size_t> raised[64] = {};
+  int device = 0;
+  VZ_CUDA_CHECK(cudaGetDevice(&device));
+  std::atomic<size_t>* known = device >= 0 && device < 64 ? &raised[device] : nullptr;
+  if (known != nullptr && known->load(std::memory_order_acquire) >= bytes) return;
+  static std::mutex mutex;
+  const std::lock_guard<std::mutex> lock(mutex);
+  size_t current = 0;
+  VZ_CUDA_CHECK(cudaDeviceGetLimit(&current, cudaLimitStackSize));
+  if (current < bytes) VZ_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, bytes));
+  if (known != nullptr) known->store(bytes > current ? bytes : current, std::memory_order_release);
 }
 
 void* DeviceAllocate(size_t bytes) {

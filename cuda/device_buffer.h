@@ -33,6 +33,19 @@ void SynchronizeDevice();
 int CurrentDevice();
 void SetDevice(int index);  // throws vz::Error naming the index if it is not a device
 
+// Raises the per-thread stack limit of the current device (cudaLimitStackSize) to at least
+// `bytes`; a no-op when it is already that large. Kernels that recurse (the draughts capture
+// search: one frame per piece taken) have a stack the compiler cannot size, and the default limit
+// (1 KiB) makes them fail with a hardware stack error that poisons the CUDA context. The driver
+// reserves bytes x resident threads of device memory (8 KiB: about 2.2 GB on an H200). Thread-safe;
+// throws vz::Error with CUDA's message when the limit cannot be set.
+void EnsureStackSize(size_t bytes);
+
+// The stack the rule kernels need: the largest static frame of the four games' kernels (6.4 KB,
+// Chaco Rex, `nvcc -Xptxas -v`) and the draughts capture recursion (12 captures x 72 bytes on
+// 2.1 KB) both fit.
+inline constexpr size_t kRuleKernelStackBytes = 8192;
+
 // Makes device `index` current for the lifetime of the guard and restores the previous one.
 class ScopedDevice {
  public:

@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "cuda/cuda_check.h"
+#include "cuda/device_buffer.h"
 #include "cuda/rules_kernels.h"
 #include "engine/games.h"
 
@@ -25,6 +26,7 @@ void Launch(void* positions, int32_t* legal_counts, int count, cudaStream_t stre
   constexpr int kThreads = 128;
   const int blocks = (count + kThreads - 1) / kThreads;
   if (blocks == 0) return;
+  EnsureStackSize(kRuleKernelStackBytes);  // the draughts capture search recurses
   CountAndPlayFirstKernel<G><<<blocks, kThreads, 0, stream>>>(
       static_cast<typename G::Position*>(positions), legal_counts, count);
   VZ_CUDA_CHECK(cudaGetLastError());

@@ -7,7 +7,7 @@
 #include "engine/core/game_state.h"
 #include "engine/core/perft.h"
 #include "engine/games.h"
-#include "engine/search/variant_search.h"
+#include "engine/variant_search.h"
 
 namespace vz {
 namespace {

@@ -22,7 +22,13 @@ ConvBnImpl::ConvBnImpl(int in_channels, int out_channels, int kernel) {
   bn = register_module("bn", nn::BatchNorm2d(out_channels));
 }
 
-torch::Tensor ConvBnImpl::forward(const torch::Tensor& x) { return bn(conv(x)); }
+torch::Tensor ConvBnImpl::forward(const torch::Tensor& x) {
+  if (folded_weight.defined()) {
+    return torch::conv2d(x, folded_weight, folded_bias, /*stride=*/1,
+                         /*padding=*/folded_weight.size(2) / 2);
+  }
+  return bn(conv(x));
+}
 
 SqueezeExcitationImpl::SqueezeExcitationImpl(int channels, int ratio) {
   const int hidden = std::max(1, channels / ratio);
@@ -73,11 +79,30 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch:
   return {policy, value};
 }
 
+void FoldBatchNorm(PolicyValueNet& net) {
+  torch::NoGradGuard no_grad;
+  for (const auto& module : net->modules(/*include_self=*/false)) {
+    auto* unit = module->as<ConvBnImpl>();
+    if (unit == nullptr) continue;
+    const auto& bn = unit->bn;
+    const torch::Tensor scale =
+        bn->weight.to(torch::kFloat32) /
+        torch::sqrt(bn->running_var.to(torch::kFloat32) + bn->options.eps());
+    unit->folded_weight =
+        unit->conv->weight.to(torch::kFloat32) * scale.view({-1, 1, 1, 1});
+    unit->folded_bias = bn->bias.to(torch::kFloat32) - bn->running_mean.to(torch::kFloat32) * scale;
+    // Registered as buffers, so that the net's `to(device, dtype)` moves them with the rest.
+    unit->register_buffer("folded_weight", unit->folded_weight);
+    unit->register_buffer("folded_bias", unit->folded_bias);
+  }
+}
+
 std::vector<std::pair<std::string, torch::Tensor>> NamedState(PolicyValueNet& net) {
   std::vector<std::pair<std::string, torch::Tensor>> state;
   for (const auto& item : net->named_parameters()) state.emplace_back(item.key(), item.value());
   for (const auto& item : net->named_buffers()) {
     if (item.key().ends_with("num_batches_tracked")) continue;
+    if (item.key().ends_with("folded_weight") || item.key().ends_with("folded_bias")) continue;
     state.emplace_back(item.key(), item.value());
   }
   return state;

@@ -24,11 +24,14 @@
 namespace vz::nets {
 
 // 3x3 convolution without bias, batch norm: the unit every block repeats.
+// After FoldBatchNorm, forward is one convolution with the batch norm folded into its weight
+// and bias (inference only: the folded copies are not parameters and do not follow training).
 struct ConvBnImpl : torch::nn::Module {
   ConvBnImpl(int in_channels, int out_channels, int kernel);
   torch::Tensor forward(const torch::Tensor& x);
   torch::nn::Conv2d conv{nullptr};
   torch::nn::BatchNorm2d bn{nullptr};
+  torch::Tensor folded_weight, folded_bias;  // undefined until FoldBatchNorm
 };
 TORCH_MODULE(ConvBn);
 
@@ -65,6 +68,14 @@ TORCH_MODULE(PolicyValueNet);
 
 // Every tensor of the state (parameters, then buffers except num_batches_tracked), by name.
 std::vector<std::pair<std::string, torch::Tensor>> NamedState(PolicyValueNet& net);
+
+// Folds every batch norm into the convolution before it, for inference (the standard
+// conv-BN fusion of inference engines; Lc0 and KataGo do it when they load a net): with
+// s = gamma / sqrt(running_var + eps), weight' = weight * s (per output channel) and
+// bias' = beta - running_mean * s. Call it on a net in eval mode after its tensors are imported
+// and before it is moved to its device and dtype (the fold is computed in float32). The saved
+// tensors (NamedState, ExportTensors) are unchanged; a net that trains must not be folded.
+void FoldBatchNorm(PolicyValueNet& net);
 
 // The state as net-file tensors (float32, on the host).
 std::vector<NetTensor> ExportTensors(PolicyValueNet& net);

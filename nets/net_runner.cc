@@ -62,7 +62,7 @@ struct NetRunner::Impl {
 };
 
 NetRunner::NetRunner(const NetFile& file, std::string_view source, const std::string& device,
-                     const std::string& precision)
+                     const std::string& precision, bool fold_batch_norm)
     : impl_(std::make_unique<Impl>()) {
   ValidateArchitecture(file.architecture, fmt::format("net file {}", source));
   impl_->device = ParseDevice(device);
@@ -84,6 +84,7 @@ NetRunner::NetRunner(const NetFile& file, std::string_view source, const std::st
     impl_->net = PolicyValueNet(file.architecture);
     ImportTensors(impl_->net, file, source);
     impl_->net->eval();
+    if (fold_batch_norm) FoldBatchNorm(impl_->net);
     impl_->net->to(impl_->device, impl_->dtype);
   } catch (const c10::Error& error) {
     throw Error(fmt::format("net file {}: cannot load it on {}: {}", source, device,

@@ -37,9 +37,11 @@ class NetRunner {
  public:
   // Builds the network of `net` on `device` ("cpu", "cuda", "cuda:N") in `precision` and loads
   // its weights. `source` names the net in errors. Throws vz::Error on a bad device or precision
-  // string, a missing device, or missing, unexpected or mis-shaped tensors.
+  // string, a missing device, or missing, unexpected or mis-shaped tensors. The batch norms are
+  // folded into their convolutions (nets/model.h FoldBatchNorm) unless `fold_batch_norm` is false
+  // (the unfolded net is the reference the fold is tested against).
   NetRunner(const NetFile& net, std::string_view source, const std::string& device,
-            const std::string& precision = "auto");
+            const std::string& precision = "auto", bool fold_batch_norm = true);
   ~NetRunner();
   NetRunner(const NetRunner&) = delete;
   NetRunner& operator=(const NetRunner&) = delete;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds vzero's GPU path on a GPU machine that reaches no package registry, runs the `gpu` test
-# label and the GPU benchmarks, and writes the results into one folder (docs/gpu.md explains them).
-# About 8 minutes on a 16-core machine with one GPU.
+# Builds vzero's GPU path on a GPU machine that reaches no package registry and measures it, in one
+# call that fits a 9-minute budget with room to rerun (issue 19): every step has its own timeout,
+# the headline figures come first, and a PASS/FAIL/seconds table is printed last and saved.
 #
 # On that machine LibTorch is the one inside its own PyTorch (`python3 -c 'import torch;
 # print(torch.utils.cmake_prefix_path)'`); the other C++ dependencies travel with the working tree
@@ -9,24 +9,27 @@
 # by scripts/fetch-debs.sh) and are unpacked here with `dpkg -x` into a prefix, never into /.
 #
 # Usage: scripts/gpu-check.sh [RESULTS_DIR]     (default: $OUT if set, else out/gpu-check)
-# Steps, in order (VZ_GPU_CHECK_STEPS, comma-separated, default all):
+# Steps, in order (VZ_GPU_CHECK_STEPS, comma-separated, default all), each with a timeout:
 #   environment  GPU, driver, nvcc, compiler, CMake and PyTorch versions -> environment.txt
 #   deps         unpack third_party/debs/*.deb into the prefix, repoint absolute symlinks into it,
 #                write a protoc wrapper that finds its libraries
 #   configure    CMake (Ninja, Release) with CMAKE_PREFIX_PATH = prefix + LibTorch, protoc from
-#                the prefix, VZ_USE_CUDA=ON, VZ_USE_TORCH=ON; prints where each package was found
-#   build        the vzero binary, every *_gpu_test and bench/batched_rules_gpu_bench
+#                the prefix, VZ_USE_CUDA=ON, VZ_USE_TORCH=ON, no benchmarks of the CPU
+#   build        -j all cores: the vzero binary, every *_gpu_test and bench/batched_rules_gpu_bench
+#   headline-nn  `vzero nnbench` of the 10x128 net (preset medium) of Chaco Rex on cuda at batches
+#                1024..8192 -> nnbench-headline.txt
+#   headline-sp  60 s of Chaco Rex self-play (`vzero train --preset gpu` with the medium net, 32
+#                simulations, no gating, no end-of-run evaluation) -> selfplay.txt
 #   test         ctest -L gpu -> ctest-gpu.log
 #   bench        batched_rules_gpu_bench (rules kernels vs CPU twin, GPU vs LibTorch evaluator)
 #                -> rules-bench.json
-#   nnbench      `vzero nnbench` per game on cuda and on the CPU -> nnbench.txt
-#   selfplay     `vzero train --preset gpu` for VZ_GPU_CHECK_SELFPLAY_MINUTES (default 0.5) of
-#                Chad, if this build has `train` -> selfplay.txt
-# Every step appends to gpu-check.log; summary.md gathers the figures at the end (at most 8 files
-# in the results folder). Exit status: non-zero if the build or a gpu test failed.
+#   nnbench      `vzero nnbench` of the small net per game on cuda and on the CPU -> nnbench.txt
+# summary.md gathers the figures and the step table (also table.txt); gpu-check.log has every
+# step's output. Exit status: non-zero if any step failed or ran out of time.
 # Env: VZ_PYTHON (python3), VZ_DEBS (third_party/debs), VZ_DEPS_PREFIX (/tmp/vzero-deps),
 #      VZ_BUILD_DIR (build-gpu-check), VZ_GPU_CHECK_JOBS (nproc), VZ_GPU_CHECK_TARGETS (override
-#      the build targets), VZ_GPU_CHECK_CMAKE_ARGS (extra configure arguments).
+#      the build targets), VZ_GPU_CHECK_CMAKE_ARGS (extra configure arguments),
+#      VZ_GPU_CHECK_SELFPLAY_SECONDS (60), VZ_GPU_CHECK_SIMULATIONS (32).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -37,13 +40,17 @@ mkdir -p "$results"
 results="$(cd "$results" && pwd)"
 log="$results/gpu-check.log"
 : >"$log"
+table="$results/table.txt"
+: >"$table"
 python="${VZ_PYTHON:-python3}"
 debs="${VZ_DEBS:-$root/third_party/debs}"
 [[ -d "$debs" ]] && debs="$(cd "$debs" && pwd)"
 prefix="${VZ_DEPS_PREFIX:-/tmp/vzero-deps}"
 build="${VZ_BUILD_DIR:-$root/build-gpu-check}"
 jobs="${VZ_GPU_CHECK_JOBS:-$(nproc)}"
-steps=",${VZ_GPU_CHECK_STEPS:-environment,deps,configure,build,test,bench,nnbench,selfplay},"
+selfplay_seconds="${VZ_GPU_CHECK_SELFPLAY_SECONDS:-60}"
+simulations="${VZ_GPU_CHECK_SIMULATIONS:-32}"
+steps=",${VZ_GPU_CHECK_STEPS:-environment,deps,configure,build,headline-nn,headline-sp,test,bench,nnbench},"
 status=0
 
 say() { echo "gpu-check [$(($(date +%s) - started))s] $*" | tee -a "$log"; }
@@ -51,9 +58,30 @@ want() { [[ "$steps" == *",$1,"* ]]; }
 fail() { say "FAILED: $*"; status=1; }
 # Runs a command with its output appended to the log (and shown).
 run_logged() { "$@" 2>&1 | tee -a "$log"; return "${PIPESTATUS[0]}"; }
+# step NAME SECONDS FUNCTION: runs FUNCTION (a shell function of this script) in a subshell under a
+# timeout, records PASS / FAIL / TIMEOUT and its seconds in the table. A failed `deps`, `configure`
+# or `build` ends the check (nothing after them can run).
+step() {
+  local name="$1" limit="$2" fn="$3" begin result rc
+  want "$name" || return 0
+  begin=$(date +%s)
+  say "step $name (timeout ${limit}s)"
+  ( export -f "$fn" say run_logged fail 2>/dev/null; timeout --kill-after=10 "$limit" bash -c "$fn" ) \
+    && rc=0 || rc=$?
+  case "$rc" in
+    0) result=PASS ;;
+    124|137) result=TIMEOUT ;;
+    *) result="FAIL($rc)" ;;
+  esac
+  printf '| %-12s | %-8s | %5d |\n' "$name" "$result" $(($(date +%s) - begin)) >>"$table"
+  if [[ "$result" != PASS ]]; then
+    fail "step $name: $result"
+    case "$name" in deps|configure|build) finish ;; esac
+  fi
+}
+export root results log python debs prefix build jobs selfplay_seconds simulations started
 
-if want environment; then
-  say "environment"
+step_environment() {
   {
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "host: $(uname -srm), $(nproc) cores"
@@ -73,22 +101,22 @@ if want environment; then
     echo "revision: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
   } >"$results/environment.txt" 2>&1
   tee -a "$log" <"$results/environment.txt"
-fi
+}
 
-if want deps; then
+step_deps() {
   say "unpacking $(ls "$debs"/*.deb 2>/dev/null | wc -l) packages from $debs into $prefix"
   if ! compgen -G "$debs/*.deb" >/dev/null; then
-    fail "no .deb files in $debs: run scripts/fetch-debs.sh on a machine with network first"
-    exit 1
+    say "no .deb files in $debs: run scripts/fetch-debs.sh on a machine with network first"
+    return 1
   fi
   rm -rf "$prefix"
   mkdir -p "$prefix"
   for deb in "$debs"/*.deb; do
     if command -v dpkg >/dev/null; then
-      dpkg -x "$deb" "$prefix" || fail "dpkg -x $deb"
+      dpkg -x "$deb" "$prefix" || { say "dpkg -x $deb failed"; return 1; }
     else  # not a Debian-like system: a .deb is an ar archive holding data.tar.*
       (cd "$prefix" && ar p "$deb" "$(ar t "$deb" | grep '^data.tar')" | tar -xJf - 2>/dev/null ||
-       ar p "$deb" "$(ar t "$deb" | grep '^data.tar')" | tar -xf -) || fail "unpacking $deb"
+       ar p "$deb" "$(ar t "$deb" | grep '^data.tar')" | tar -xf -) || { say "unpacking $deb failed"; return 1; }
     fi
   done
   # Debian's dev symlinks may be absolute (libz.so -> /lib/x86_64-linux-gnu/libz.so.1.2.13):
@@ -113,30 +141,28 @@ export LD_LIBRARY_PATH="$(echo "$prefix"/usr/lib/*-linux-gnu)\${LD_LIBRARY_PATH:
 exec "$prefix/usr/bin/protoc" "\$@"
 EOF
   chmod +x "$prefix/protoc"
-  run_logged "$prefix/protoc" --version || fail "protoc from the prefix does not run"
-fi
-libdirs="$(echo "$prefix"/usr/lib/*-linux-gnu)"
+  run_logged "$prefix/protoc" --version || { say "protoc from the prefix does not run"; return 1; }
+}
 
-if want configure; then
-  say "configure"
+step_configure() {
   torch_prefix="$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)"
-  [[ -n "$torch_prefix" ]] || fail "no LibTorch: '$python -c \"import torch\"' failed"
+  [[ -n "$torch_prefix" ]] || { say "no LibTorch: '$python -c \"import torch\"' failed"; return 1; }
   # shellcheck disable=SC2206
   extra=(${VZ_GPU_CHECK_CMAKE_ARGS:-})
   if run_logged cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
        "-DCMAKE_PREFIX_PATH=$prefix/usr;$torch_prefix" \
        "-DProtobuf_PROTOC_EXECUTABLE=$prefix/protoc" \
-       -DVZ_USE_CUDA=ON -DVZ_USE_TORCH=ON "${extra[@]}"; then
+       -DVZ_USE_CUDA=ON -DVZ_USE_TORCH=ON -DVZ_BUILD_BENCHMARKS=ON "${extra[@]}"; then
     say "packages found at:"
     grep -E '^(Protobuf_INCLUDE_DIR|Protobuf_LIBRARY_RELEASE|Protobuf_PROTOC_EXECUTABLE|fmt_DIR|spdlog_DIR|CLI11_DIR|nlohmann_json_DIR|GTest_DIR|benchmark_DIR|ZLIB_INCLUDE_DIR|ZLIB_LIBRARY_RELEASE|Torch_DIR|CMAKE_CUDA_COMPILER):' \
       "$build/CMakeCache.txt" | tee -a "$log"
   else
-    fail "configure"
-    exit 1
+    return 1
   fi
-fi
+}
 
-if want build; then
+step_build() {
+  local targets source
   if [[ -n "${VZ_GPU_CHECK_TARGETS:-}" ]]; then
     read -r -a targets <<<"$VZ_GPU_CHECK_TARGETS"
   else
@@ -149,71 +175,79 @@ if want build; then
     say "build done"
   else
     tail -n 80 "$build/build.log" | tee -a "$log"
-    fail "build (full log: $build/build.log)"
-    exit 1
+    say "build failed (full log: $build/build.log)"
+    return 1
   fi
-fi
+}
 
-# The built programs find the prefix's libraries through their RUNPATH; the library path is a
-# belt and braces for anything loaded later.
-export LD_LIBRARY_PATH="$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+step_headline_nn() {
+  say "nnbench: Chaco Rex, 10x128 (medium), cuda, batches 1024..8192"
+  run_logged "$build/vzero" nnbench --variant chaco-rex --preset medium --device cuda \
+    --batch-sizes 1024,2048,4096,8192 --seconds 2 | tee "$results/nnbench-headline.txt"
+  return "${PIPESTATUS[0]}"
+}
 
-if want test; then
-  say "ctest -L gpu"
-  if ctest --test-dir "$build" -L gpu --output-on-failure -j 4 --timeout 300 \
-       >"$results/ctest-gpu.log" 2>&1; then
-    say "gpu tests passed: $(grep -E 'tests passed' "$results/ctest-gpu.log")"
-  else
-    fail "gpu tests: $(grep -E 'tests passed' "$results/ctest-gpu.log")"
-  fi
+step_headline_sp() {
+  local run_dir minutes
+  run_dir="$(mktemp -d /tmp/vzero-selfplay.XXXXXX)"
+  minutes="$("$python" -c "print($selfplay_seconds / 60)")"
+  say "self-play: Chaco Rex, medium net, $simulations simulations, $selfplay_seconds s"
+  "$build/vzero" train --variant chaco-rex --preset gpu --run-dir "$run_dir" --no-status \
+    --set net.preset=medium --set "selfplay.simulations=$simulations" \
+    --set gating.enabled=false --set evaluation.games=0 --set "stop.minutes=$minutes" \
+    >"$results/selfplay.txt" 2>&1
+  local rc=$?
+  tail -n 8 "$results/selfplay.txt" | tee -a "$log"
+  grep -h '"selfplay"' "$run_dir/metrics.jsonl" 2>/dev/null | tail -n 3 >>"$results/selfplay.txt"
+  return "$rc"
+}
+
+step_test() {
+  ctest --test-dir "$build" -L gpu --output-on-failure -j 4 --timeout 120 \
+    >"$results/ctest-gpu.log" 2>&1
+  local rc=$?
   tail -n 30 "$results/ctest-gpu.log" >>"$log"
-fi
+  say "gpu tests: $(grep -E 'tests passed' "$results/ctest-gpu.log")"
+  return "$rc"
+}
 
-if want bench; then
-  say "batched_rules_gpu_bench"
+step_bench() {
   run_logged "$build/batched_rules_gpu_bench" --benchmark_out="$results/rules-bench.json" \
-    --benchmark_out_format=json || say "benchmark exited with an error (see the log)"
-fi
+    --benchmark_out_format=json --benchmark_min_time=0.05s
+}
 
-if want nnbench; then
-  say "vzero nnbench"
+step_nnbench() {
+  local variant rc=0
   : >"$results/nnbench.txt"
   for variant in portuguese-draughts cuarenta chad chaco-rex; do
     run_logged "$build/vzero" nnbench --variant "$variant" --preset small --device cuda \
-      --batch-sizes 1,16,64,256,1024,4096 --seconds 0.3 >>"$results/nnbench.txt" ||
-      say "nnbench $variant on cuda failed"
+      --batch-sizes 256,1024,4096 --seconds 0.3 >>"$results/nnbench.txt" || rc=1
     run_logged "$build/vzero" nnbench --variant "$variant" --preset small --device cpu \
-      --batch-sizes 1,16,64,256 --seconds 0.3 --threads "$jobs" >>"$results/nnbench.txt" ||
-      say "nnbench $variant on cpu failed"
+      --batch-sizes 1,64,256 --seconds 0.3 --threads "$jobs" >>"$results/nnbench.txt" || rc=1
   done
-fi
+  return "$rc"
+}
 
-if want selfplay; then
-  minutes="${VZ_GPU_CHECK_SELFPLAY_MINUTES:-0.5}"
-  if [[ "$minutes" == 0 ]] || ! "$build/vzero" train --help >/dev/null 2>&1; then
-    say "self-play: skipped (minutes $minutes, or no \`vzero train\` in this build)"
-  else
-    say "self-play: vzero train --variant chad --preset gpu for $minutes minutes"
-    run_dir="$(mktemp -d /tmp/vzero-selfplay.XXXXXX)"
-    timeout $((${minutes%.*} * 60 + 180)) "$build/vzero" train --variant chad --preset gpu \
-      --run-dir "$run_dir" --set "stop.minutes=$minutes" --no-status \
-      >"$results/selfplay.txt" 2>&1 || say "self-play run ended with an error (see selfplay.txt)"
-    tail -n 5 "$results/selfplay.txt" | tee -a "$log"
-  fi
-fi
-
-say "summary"
-{
+summary() {
   echo "# vzero gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ), $(($(date +%s) - started)) s"
   echo
   echo '```'
   cat "$results/environment.txt" 2>/dev/null
   echo '```'
   echo
+  for file in nnbench-headline.txt selfplay.txt; do
+    [[ -f "$results/$file" ]] || continue
+    echo "## $file"
+    echo
+    echo '```'
+    grep -vE '^\s*$' "$results/$file" | tail -n 14
+    echo '```'
+    echo
+  done
   [[ -f "$results/ctest-gpu.log" ]] && echo "gpu tests: $(grep -E 'tests passed' "$results/ctest-gpu.log")"
   echo
   if [[ -f "$results/rules-bench.json" ]]; then
-    "$python" - "$results/rules-bench.json" <<'EOF'
+    "$python" - "$results/rules-bench.json" <<'PY'
 import json, sys
 rows = {}
 for b in json.load(open(sys.argv[1]))["benchmarks"]:
@@ -235,22 +269,45 @@ for kind, paths in (("Rules", ("gpu", "cpu")), ("Evaluator", ("cuda", "torch")))
                  if all(p in values for p in paths) else "-")
         print(f"| {game} | {batch} | {' | '.join(cells)} | {ratio} |")
     print()
-EOF
+PY
   fi
   if [[ -f "$results/nnbench.txt" ]]; then
-    echo "## vzero nnbench"
+    echo "## vzero nnbench (small nets)"
     echo
     echo '```'
     cat "$results/nnbench.txt"
     echo '```'
-  fi
-  if [[ -f "$results/selfplay.txt" ]]; then
-    echo "## self-play (chad, gpu preset)"
     echo
-    echo '```'
-    grep -E "positions/s|self-play positions" "$results/selfplay.txt" | tail -n 5
-    echo '```'
   fi
-} >"$results/summary.md" 2>&1
-say "done in $(($(date +%s) - started)) s, status $status; results in $results"
-exit "$status"
+  echo "## steps"
+  echo
+  echo "| step         | result   | s     |"
+  echo "| ------------ | -------- | ----: |"
+  cat "$table"
+}
+
+# Writes summary.md, prints the step table last, and exits with the overall status.
+finish() {
+  summary >"$results/summary.md" 2>&1
+  say "done in $(($(date +%s) - started)) s, status $status; results in $results"
+  echo
+  echo "| step         | result   | s     |"
+  echo "| ------------ | -------- | ----: |"
+  cat "$table"
+  exit "$status"
+}
+
+step environment 30 step_environment
+step deps 60 step_deps
+# The built programs find the prefix's libraries through their RUNPATH; the library path is a
+# belt and braces for anything loaded later.
+libdirs="$(echo "$prefix"/usr/lib/*-linux-gnu)"
+export LD_LIBRARY_PATH="$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+step configure 90 step_configure
+step build 300 step_build
+step headline-nn 60 step_headline_nn
+step headline-sp $((selfplay_seconds + 60)) step_headline_sp
+step test 120 step_test
+step bench 60 step_bench
+step nnbench 60 step_nnbench
+finish

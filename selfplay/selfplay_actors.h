@@ -1,9 +1,9 @@
 #pragma once
 
 // The actors of the training loop: many self-play games of one network in one thread, advanced in
-// lockstep so that every round is ONE batched evaluator call over the leaves of all the games in
-// flight (engine/search/lockstep_runner.h's idea; AlphaZero's self-play, with KataGo's and Lc0's
-// practice for resignation and over-long games).
+// lockstep by the search driver (engine/search/search_driver.h) so that every round is ONE batched
+// evaluator call over the leaves of all the games in flight (AlphaZero's self-play, with KataGo's
+// and Lc0's practice for resignation and over-long games).
 //
 // Each move is a Gumbel search (Danihelka et al., ICLR 2022) of SelfPlayConfig::simulations
 // simulations with tree reuse; its improved policy is the move's policy target. A game begins with
@@ -35,6 +35,7 @@
 #include "engine/search/evaluator.h"
 #include "engine/search/mcts.h"
 #include "engine/search/policy.h"
+#include "engine/search/search_driver.h"
 #include "proto/train.pb.h"
 
 namespace vz {
@@ -44,8 +45,13 @@ struct ActorStats {
   int64_t games = 0;
   int64_t positions = 0;  // moves with a policy target (training samples)
   int64_t plies = 0;      // all moves, random opening plies included
-  int64_t rounds = 0;     // evaluator calls
+  int64_t rounds = 0;     // evaluator calls (mean batch: evaluated / rounds)
   int64_t evaluated = 0;  // positions evaluated
+  // Wall seconds of the rounds' phases (SearchDriverStats): gathering leaves (the searches'
+  // descents), the evaluator calls, and expansion and backup.
+  double gather_seconds = 0.0;
+  double evaluate_seconds = 0.0;
+  double apply_seconds = 0.0;
   int64_t white_wins = 0, draws = 0, black_wins = 0;
   int64_t resigned = 0;             // games ended by resignation
   int64_t adjudicated = 0;          // over-long games
@@ -91,21 +97,16 @@ class SelfPlayActors {
   // flight are then cancelled).
   int RunRound(Evaluator<G>& evaluator, std::vector<proto::GameRecord>& finished) {
     for (Slot& slot : slots_) Advance(slot, finished);
-    batch_.Clear();
-    for (Slot& slot : slots_) slot.search->GatherLeaves(batch_);
-    try {
-      if (batch_.size() > 0) evaluator.Evaluate(batch_);
-      for (Slot& slot : slots_) slot.search->ApplyEvaluations(batch_);
-    } catch (...) {
-      // An evaluator failure or a non-finite evaluation (Mcts::ApplyEvaluations).
-      for (Slot& slot : slots_) slot.search->CancelPending();
-      throw;
-    }
-    if (batch_.size() > 0) {
-      ++stats_.rounds;
-      stats_.evaluated += batch_.size();
-    }
-    return batch_.size();
+    searches_.clear();
+    for (Slot& slot : slots_) searches_.push_back(slot.search.get());
+    const int evaluated = driver_.RunRound(evaluator, searches_);
+    const SearchDriverStats& rounds = driver_.stats();
+    stats_.rounds = rounds.evaluator_calls;
+    stats_.evaluated = rounds.evaluated;
+    stats_.gather_seconds = rounds.gather_seconds;
+    stats_.evaluate_seconds = rounds.evaluate_seconds;
+    stats_.apply_seconds = rounds.apply_seconds;
+    return evaluated;
   }
 
   // Counts of the games finished so far by this actor set.
@@ -326,7 +327,8 @@ class SelfPlayActors {
   uint64_t config_hash_;
   std::string net_id_;
   std::vector<Slot> slots_;
-  EvalBatch<G> batch_;
+  std::vector<Mcts<G>*> searches_;  // [slot] this round's searches
+  SearchDriver<G> driver_;
   ActorStats stats_;
 };
 

@@ -23,6 +23,7 @@
 #include "engine/search/evaluator_registry.h"
 #include "engine/search/mcts.h"
 #include "engine/search/rollout_evaluator.h"
+#include "engine/search/search_driver.h"
 #include "engine/search/search_report.h"
 
 namespace vz {
@@ -267,39 +268,37 @@ class GameAnalysis final : public GameAnalysisBase {
 
   void Round(Clock::time_point now) override {
     if (active_.empty()) return;
-    batch_.Clear();
-    gathered_.clear();
     const size_t n = active_.size();
-    size_t scanned = 0;
-    for (; scanned < n && batch_.size() < shared_.config.max_batch; ++scanned) {
-      Task* task = active_[(rotation_ + scanned) % n].get();
-      if (task->search->Done()) continue;
-      task->search->GatherLeaves(batch_);
-      gathered_.push_back(task);
+    searches_.clear();
+    was_searching_.clear();
+    for (size_t k = 0; k < n; ++k) {
+      Mcts<G>* search = active_[(rotation_ + k) % n]->search.get();
+      searches_.push_back(search);
+      was_searching_.push_back(!search->Done());
     }
-    rotation_ = (rotation_ + scanned) % n;
-    if (batch_.size() > 0) {
-      try {
-        evaluator_->Evaluate(batch_);
-        // Throws on a non-finite evaluation: every turn of the round fails with it.
-        for (Task* task : gathered_) task->search->ApplyEvaluations(batch_);
-      } catch (const std::exception& e) {
-        for (Task* task : gathered_) {
-          task->search->CancelPending();
-          shared_.EmitError(task->query->id, "",
-                            "turn " + std::to_string(task->turn) + ": the " + kind_ +
-                                " evaluator failed: " + e.what());
-          task->failed = true;
-        }
-        std::erase_if(active_, [](const std::unique_ptr<Task>& task) { return task->failed; });
-        rotation_ = 0;
-        return;
+    int evaluated = 0;
+    try {
+      // Throws on an evaluator failure or a non-finite evaluation, every leaf cancelled: every
+      // turn of the round fails with it.
+      evaluated = driver_.RunRound(*evaluator_, searches_, shared_.config.max_batch);
+    } catch (const std::exception& e) {
+      for (size_t k = 0; k < driver_.last_scanned(); ++k) {
+        Task& task = *active_[(rotation_ + k) % n];
+        if (!was_searching_[k]) continue;
+        shared_.EmitError(task.query->id, "",
+                          "turn " + std::to_string(task.turn) + ": the " + kind_ +
+                              " evaluator failed: " + e.what());
+        task.failed = true;
       }
+      std::erase_if(active_, [](const std::unique_ptr<Task>& task) { return task->failed; });
+      rotation_ = 0;
+      return;
+    }
+    rotation_ = (rotation_ + driver_.last_scanned()) % n;
+    if (evaluated > 0) {
       ++shared_.evaluator_calls;
-      shared_.positions_evaluated += batch_.size();
-      shared_.largest_batch = std::max(shared_.largest_batch, batch_.size());
-    } else {
-      for (Task* task : gathered_) task->search->ApplyEvaluations(batch_);
+      shared_.positions_evaluated += evaluated;
+      shared_.largest_batch = std::max(shared_.largest_batch, evaluated);
     }
     for (std::unique_ptr<Task>& task : active_) {
       if (task->search->Done()) {
@@ -355,35 +354,6 @@ class GameAnalysis final : public GameAnalysisBase {
         std::chrono::duration<double>(task.query->report_every));
   }
 
-  // The child of `node` reached by `move`, or kNone.
-  static int32_t ChildByMove(const SearchTree& tree, int32_t node, Move move) {
-    const int32_t first = tree.first_child[node];
-    if (first == SearchTree::kNone) return SearchTree::kNone;
-    for (int i = 0; i < tree.num_children[node]; ++i) {
-      if (tree.move[first + i] == move) return first + i;
-    }
-    return SearchTree::kNone;
-  }
-
-  // The most visited line below root move `move` (the search's own PV for the best move).
-  static std::vector<Move> LineFrom(const SearchTree& tree, Move move) {
-    std::vector<Move> line = {move};
-    int32_t node = ChildByMove(tree, SearchTree::kRoot, move);
-    while (node != SearchTree::kNone && tree.first_child[node] != SearchTree::kNone) {
-      const int32_t first = tree.first_child[node];
-      int32_t best = SearchTree::kNone;
-      for (int i = 0; i < tree.num_children[node]; ++i) {
-        if (best == SearchTree::kNone || tree.visits[first + i] > tree.visits[best]) {
-          best = first + i;
-        }
-      }
-      if (best == SearchTree::kNone || tree.visits[best] == 0) break;
-      line.push_back(tree.move[best]);
-      node = best;
-    }
-    return line;
-  }
-
   // The PV in protocol form and, when asked, the visits of each of its nodes.
   static void AddPv(const SearchTree& tree, const typename G::Position& root,
                     const std::vector<Move>& line, bool with_visits, Json& out) {
@@ -394,7 +364,7 @@ class GameAnalysis final : public GameAnalysisBase {
     for (Move move : line) {
       pv.push_back(G::FormatMove(position, move));
       G::ApplyMove(position, move);
-      node = node == SearchTree::kNone ? node : ChildByMove(tree, node, move);
+      node = node == SearchTree::kNone ? node : tree.ChildByMove(node, move);
       visits.push_back(node == SearchTree::kNone ? 0 : tree.visits[node]);
     }
     out["pv"] = std::move(pv);
@@ -477,8 +447,8 @@ class GameAnalysis final : public GameAnalysisBase {
       }
       const bool is_best =
           stats.move == result.best_move && !result.pv.empty() && result.pv.front() == stats.move;
-      AddPv(tree, root, is_best ? result.pv : LineFrom(tree, stats.move), query.include_pv_visits,
-            info);
+      AddPv(tree, root, is_best ? result.pv : task.search->PrincipalVariation(stats.move),
+            query.include_pv_visits, info);
       move_infos.push_back(std::move(info));
     }
     out["rootInfo"] = std::move(root_info);
@@ -501,9 +471,10 @@ class GameAnalysis final : public GameAnalysisBase {
   int leaves_per_search_;
   std::deque<std::unique_ptr<Task>> waiting_;  // [queued turn] in arrival order
   std::vector<std::unique_ptr<Task>> active_;  // [searching turn]
-  std::vector<Task*> gathered_;                // [search in this round's batch]
+  std::vector<Mcts<G>*> searches_;             // [active turn] from rotation_ on, this round
+  std::vector<bool> was_searching_;            // [active turn] not done before this round
   size_t rotation_ = 0;                        // first active search of the next round
-  EvalBatch<G> batch_;
+  SearchDriver<G> driver_;
 };
 
 }  // namespace

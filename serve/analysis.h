@@ -6,12 +6,12 @@
 // an error or a warning. The query and response format is documented in docs/analysis.md.
 //
 // Batching: every analysed turn is its own Mcts<G> search, and all active searches of one game
-// advance in lockstep (the idea of engine/search/lockstep_runner.h): one round gathers the leaves
-// of every active search of that game into ONE evaluator batch (up to AnalysisConfig::max_batch
-// positions, the searches taking turns when they do not all fit) and makes one evaluator call. A
-// search's descents depend only on its own tree, and the evaluators used here (the network, the
-// position-seeded rollouts) give a position the same result whatever else shares its batch, so a
-// query's answer does not depend on the other queries in flight.
+// advance in lockstep through the search driver (engine/search/search_driver.h): one round gathers
+// the leaves of every active search of that game into ONE evaluator batch (up to
+// AnalysisConfig::max_batch positions, the searches taking turns when they do not all fit) and
+// makes one evaluator call. A search's descents depend only on its own tree, and the evaluators
+// used here (the network, the position-seeded rollouts) give a position the same result whatever
+// else shares its batch, so a query's answer does not depend on the other queries in flight.
 //
 // Errors in a query (bad JSON, a missing or mistyped field, an unknown variant, a bad position
 // string, an illegal move, a turn outside the game) answer that query with one error line

@@ -8,8 +8,8 @@
 //
 // Threads: the caller hands input lines to Handle one at a time (one thread); `go` starts the
 // search on a thread of the engine, so that `stop`, `isready` and `quit` are handled while it
-// runs. The search is Mcts<G> driven round by round (StartSearch / GatherLeaves / evaluate /
-// ApplyEvaluations), so that `stop` and the time manager (engine/search/time_manager.h) take
+// runs. The search is Mcts<G> run round by round by the search driver (the per-game session,
+// serve/uci_session.h), so that `stop` and the time manager (engine/search/time_manager.h) take
 // effect between two rounds. Commands that change the engine's state (position, setoption,
 // ucinewgame, go, d) and the end of the input (Finish) first wait for a running search with
 // limits to end, or stop one that would run until `stop` (go infinite, go ponder); `quit` stops

@@ -1,6 +1,14 @@
 #pragma once
 
-// Monte Carlo tree search over any vz::Game, on the flat-array tree of engine/search/tree.h.
+// Monte Carlo tree search over any vz::Game, on the flat-array tree of engine/search/tree.h: the
+// facade every client uses. Its parts, one concern per header:
+//   engine/search/search_root.h     the game behind the root (history, repetition, restriction)
+//   engine/search/tree.h            the flat tree, tree reuse (KeepSubtree) and backup
+//   engine/search/puct.h            PUCT selection with virtual loss (AlphaZero, Silver 2018)
+//   engine/search/gumbel_root.h     Gumbel root search (Gumbel MuZero, Danihelka 2022)
+//   engine/search/solver.h          the MCTS-solver and the game-ending root moves
+//   engine/search/result_builder.h  SearchResult and the principal variation
+//   engine/search/search_driver.h   the round driver (gather, evaluate, apply) of many searches
 //
 // - Selection: PUCT in the AlphaZero form (engine/search/search_params.h) with first-play urgency
 //   as a reduction from the parent's value; or, with SearchParams::gumbel, Gumbel root search
@@ -10,7 +18,7 @@
 //   in the tree (no turn order assumed).
 // - Batching: a search hands out up to SearchParams::leaves_per_round leaves per round under
 //   virtual loss (GatherLeaves), an evaluator fills the batch, ApplyEvaluations backs them up.
-//   LockstepRunner (engine/search/lockstep_runner.h) puts many searches in one batch per round.
+//   SearchDriver (engine/search/search_driver.h) puts many searches in one batch per round.
 // - Terminal positions come from the rules (G::LocalOutcome); threefold repetition inside the
 //   tree counts the game history of the root and the path (games with kHasRepetitionDraw). The
 //   MCTS-solver propagates proven results; a proven root ends the search, so a found mate is
@@ -47,23 +55,23 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <limits>
 #include <random>
 #include <span>
 #include <string>
-#include <tuple>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "engine/core/error.h"
 #include "engine/core/game.h"
 #include "engine/core/game_state.h"
 #include "engine/search/evaluator.h"
-#include "engine/search/gumbel.h"
+#include "engine/search/gumbel_root.h"
+#include "engine/search/puct.h"
+#include "engine/search/result_builder.h"
+#include "engine/search/search_driver.h"
 #include "engine/search/search_params.h"
 #include "engine/search/search_result.h"
+#include "engine/search/search_root.h"
+#include "engine/search/solver.h"
 #include "engine/search/tree.h"
 
 namespace vz {
@@ -82,12 +90,9 @@ class Mcts {
 
   // `params.max_nodes` is clamped to [kMinNodes, SearchTree::kMaxNodes] (params() returns the
   // clamped value).
-  explicit Mcts(const SearchParams& params = {}) : params_(params), rng_(params.seed) {
+  explicit Mcts(const SearchParams& params = {})
+      : params_(params), rng_(params.seed), gumbel_(G::kMaxMoves), driver_(/*timed=*/false) {
     params_.max_nodes = std::clamp(params_.max_nodes, kMinNodes, SearchTree::kMaxNodes);
-    scratch_q_.resize(G::kMaxMoves);
-    scratch_visits_.resize(G::kMaxMoves);
-    scratch_priors_.resize(G::kMaxMoves);
-    scratch_sigma_.resize(G::kMaxMoves);
     SetRoot(GameState<G>());
   }
 
@@ -104,30 +109,18 @@ class Mcts {
   // is kept and advanced by the extra moves; otherwise it is cleared. No search may be running.
   void SetRoot(const GameState<G>& state) {
     VZ_CHECK(pending_.empty());
-    const bool continues = SamePosition(start_, state.start_position()) &&
-                           state.moves().size() >= moves_.size() &&
-                           std::equal(moves_.begin(), moves_.end(), state.moves().begin());
-    if (has_root_ && continues) {
-      for (size_t i = moves_.size(); i < state.moves().size(); ++i) Advance(state.moves()[i]);
+    if (root_.Continues(state)) {
+      for (size_t i = root_.num_moves(); i < state.moves().size(); ++i) Advance(state.moves()[i]);
       return;
     }
-    has_root_ = true;
-    start_ = state.start_position();
-    moves_ = state.moves();
-    history_counts_.clear();
-    Position position = start_;
-    AddHistoryKey(G::RepetitionKey(position));
-    for (Move move : moves_) {
-      G::ApplyMove(position, move);
-      AddHistoryKey(G::RepetitionKey(position));
-    }
-    SetRootPosition(state.position());
+    root_.Reset(state);
+    root_noise_applied_ = false;
     ClearTree();
   }
 
   // Sets the root to `position` with no history.
   void SetRoot(const Position& position) {
-    has_root_ = false;
+    root_.Forget();
     SetRoot(GameState<G>(position));
   }
 
@@ -135,25 +128,14 @@ class Mcts {
   // is not legal at the root. No search may be running.
   void Advance(Move move) {
     VZ_CHECK(pending_.empty());
-    if (root_outcome_.IsTerminal() || !root_legal_.Contains(move)) {
-      throw Error("move is not legal at the search root " + G::FormatPosition(root_position_));
-    }
-    int32_t kept = SearchTree::kNone;
-    if (tree_.first_child[kRoot] != SearchTree::kNone) {
-      for (int i = 0; i < tree_.num_children[kRoot]; ++i) {
-        const int32_t child = tree_.first_child[kRoot] + i;
-        if (tree_.move[child] == move) kept = child;
-      }
-    }
-    Position next = root_position_;
-    G::ApplyMove(next, move);
-    moves_.push_back(move);
-    AddHistoryKey(G::RepetitionKey(next));
-    SetRootPosition(next);
+    const int32_t kept = tree_.ChildByMove(kRoot, move);
+    root_.Play(move);
+    root_noise_applied_ = false;
     if (kept == SearchTree::kNone) {
       ClearTree();
     } else {
-      KeepSubtree(kept);
+      tree_.KeepSubtree(kept, uint8_t(G::SideToMove(root_.position())), spare_, old_ids_);
+      root_wins_at_once_ = false;
     }
   }
 
@@ -164,26 +146,15 @@ class Mcts {
   // search may be running.
   void RestrictRootMoves(std::span<const Move> moves) {
     VZ_CHECK(pending_.empty());
-    std::vector<Move> filter(moves.begin(), moves.end());
-    for (Move move : filter) {
-      if (!root_legal_.Contains(move)) {
-        throw Error("searchmoves: move is not legal at the search root " +
-                    G::FormatPosition(root_position_));
-      }
-    }
-    std::sort(filter.begin(), filter.end(), [](Move a, Move b) { return a.raw < b.raw; });
-    filter.erase(std::unique(filter.begin(), filter.end()), filter.end());
-    if (filter == root_filter_) return;
-    root_filter_ = std::move(filter);
-    ClearTree();
+    if (root_.Restrict(moves)) ClearTree();
   }
   // The moves the root is restricted to, sorted; empty when all legal moves are searched.
-  const std::vector<Move>& root_move_restriction() const { return root_filter_; }
+  const std::vector<Move>& root_move_restriction() const { return root_.restriction(); }
 
-  const Position& root_position() const { return root_position_; }
+  const Position& root_position() const { return root_.position(); }
   // Outcome of the root position (rules and repetition with the game history).
-  Outcome root_outcome() const { return root_outcome_; }
-  const typename G::MoveList& root_legal_moves() const { return root_legal_; }
+  Outcome root_outcome() const { return root_.outcome(); }
+  const MoveList& root_legal_moves() const { return root_.legal_moves(); }
 
   // Starts a search of `num_simulations` new simulations on the current tree (negative: none).
   // Throws vz::Error if the root's 32-bit visit count cannot take them (more than
@@ -196,17 +167,16 @@ class Mcts {
                   std::to_string(room) + ", what the root's 32-bit visit count can still take");
     }
     target_ = std::max<int64_t>(0, num_simulations);
-    simulations_ = 0;
+    progress_ = {};
     // Room for the expected growth at once (untouched capacity costs no memory), so that the
     // arrays are not copied over and over while the tree grows.
-    const int64_t expected = int64_t(tree_.size) + (target_ + 1) * std::max(1, root_legal_.size);
+    const int64_t expected =
+        int64_t(tree_.size) + (target_ + 1) * std::max(1, root_.legal_moves().size);
     tree_.Reserve(
         size_t(std::min<int64_t>(int64_t(std::bit_ceil(uint64_t(expected))), params_.max_nodes)));
-    node_cap_reached_ = false;
-    tree_full_ = false;
-    gumbel_ready_ = false;
-    if (tree_.first_child[kRoot] != SearchTree::kNone) MarkRootChildrenThatEndTheGame();
-    if (RootExpanded()) OnRootExpanded();
+    gumbel_.Reset();
+    if (tree_.first_child[kRoot] != SearchTree::kNone) MarkRootChildren();
+    if (tree_.Expanded(kRoot)) OnRootExpanded();
   }
 
   // True when the search started by StartSearch has nothing more to do: the budget is spent, the
@@ -214,8 +184,8 @@ class Mcts {
   // tree is full. Always false while leaves are in flight.
   bool Done() const {
     if (!pending_.empty()) return false;
-    if (RootDone() || tree_full_) return true;
-    return simulations_ >= target_;
+    if (RootDone() || progress_.tree_full) return true;
+    return progress_.simulations >= target_;
   }
 
   // Descends from the root up to leaves_per_round times and appends the leaves that need an
@@ -225,9 +195,9 @@ class Mcts {
   int GatherLeaves(EvalBatch<G>& batch) {
     int added = 0;
     int collisions = 0;
-    while (!RootDone() && !tree_full_ && added < params_.leaves_per_round &&
+    while (!RootDone() && !progress_.tree_full && added < params_.leaves_per_round &&
            collisions < std::max(1, params_.max_collisions)) {
-      if (RootExpanded() && simulations_ >= target_) break;
+      if (tree_.Expanded(kRoot) && progress_.simulations >= target_) break;
       switch (GatherOne(batch)) {
         case Gathered::kLeaf: ++added; break;
         case Gathered::kTerminal: break;
@@ -259,7 +229,7 @@ class Mcts {
       const float value_white = white ? wdl.Value() : -wdl.Value();
       if (tree_.visits[node] == 0) tree_.raw_value[node] = value_white;
       if (pending.new_children) SetPriors(node, batch.priors(pending.batch_index));
-      Backup(node, value_white, wdl.draw);
+      tree_.Backup(node, value_white, wdl.draw);
       if (node == kRoot) OnRootExpanded();
     }
     pending_.clear();
@@ -273,40 +243,31 @@ class Mcts {
     // order of pending_.
     for (auto it = pending_.rbegin(); it != pending_.rend(); ++it) {
       const int32_t node = it->node;
-      UndoVirtualLoss(node);
+      UndoVirtualLoss(tree_, node);
       if (it->new_children) {
         VZ_CHECK(tree_.first_child[node] + tree_.num_children[node] == tree_.size);
         tree_.size = tree_.first_child[node];
         tree_.first_child[node] = SearchTree::kNone;
         tree_.num_children[node] = 0;
       }
-      if (node != kRoot || tree_.visits[kRoot] > 0) --simulations_;
+      if (node != kRoot || tree_.visits[kRoot] > 0) --progress_.simulations;
     }
     pending_.clear();
   }
 
-  // Runs a whole search with its own batches: StartSearch, then rounds until Done. If the
+  // Runs a whole search alone: StartSearch, then rounds of the search driver until Done. If the
   // evaluator throws, the leaves in flight are cancelled and the exception propagates.
   void Search(Evaluator<G>& evaluator, int64_t num_simulations) {
     StartSearch(num_simulations);
-    while (!Done()) {
-      batch_.Clear();
-      GatherLeaves(batch_);
-      try {
-        if (batch_.size() > 0) evaluator.Evaluate(batch_);
-      } catch (...) {
-        CancelPending();
-        throw;
-      }
-      ApplyEvaluations(batch_);
-    }
+    Mcts* self = this;
+    driver_.Run(evaluator, std::span<Mcts* const>(&self, 1));
   }
 
   // The move to play at temperature 0: a proven win (shortest), else the sequential-halving
   // winner (Gumbel) or the most visited move not proven lost. kNullMove if the root is terminal or
   // unexpanded.
   Move BestMove() const {
-    const int32_t child = BestChild(kRoot);
+    const int32_t child = BestRootChild();
     return child == SearchTree::kNone ? kNullMove : tree_.move[child];
   }
 
@@ -323,7 +284,7 @@ class Mcts {
     double total = 0.0;
     for (int i = 0; i < n; ++i) {
       const int32_t child = first + i;
-      if (IsLossFor(child, side)) continue;
+      if (IsLossFor(tree_, child, side, params_.solver)) continue;
       weights[size_t(i)] = std::pow(double(tree_.visits[child]), 1.0 / double(temperature));
       total += weights[size_t(i)];
     }
@@ -336,98 +297,40 @@ class Mcts {
     return best;
   }
 
-  // Statistics of the root after the last search. A finished game at the root (no legal move, or
-  // an outcome by the rules or repetition) reports its result as proven in 0 plies.
+  // Statistics of the root after the last search (engine/search/result_builder.h). A finished
+  // game at the root (no legal move, or an outcome by the rules or repetition) reports its result
+  // as proven in 0 plies.
   SearchResult Result() const {
-    SearchResult result;
-    result.root_outcome = root_outcome_;
-    result.simulations = simulations_;
-    result.nodes = tree_.size;
-    result.node_cap_reached = node_cap_reached_;
-    result.tree_full = tree_full_;
-    result.root_visits = tree_.visits[kRoot];
-    const Color side = G::SideToMove(root_position_);
-    const float sign = side == Color::kWhite ? 1.0f : -1.0f;
-    if (tree_.visits[kRoot] > 0) {
-      result.root_q = sign * tree_.value_sum[kRoot] / float(tree_.visits[kRoot]) + 0.0f;
-      result.root_wdl =
-          Wdl::FromValueAndDraw(result.root_q, tree_.draw_sum[kRoot] / float(tree_.visits[kRoot]));
+    std::span<const float> improved_policy;
+    if (params_.gumbel && tree_.Expanded(kRoot)) {
+      improved_policy_.resize(size_t(tree_.num_children[kRoot]));
+      gumbel_.RootImprovedPolicy(tree_, params_, improved_policy_);
+      improved_policy = improved_policy_;
     }
-    if (RootProven()) {
-      result.proven = Status(tree_.proven[kRoot]);
-      result.proven_plies = tree_.proven_plies[kRoot];
-      result.root_wdl = ExactWdl(result.proven, side);
-      result.root_q = result.root_wdl.Value();
-    }
-    if (root_outcome_.IsTerminal() || root_legal_.size == 0) {
-      // As ExpandLeaf scores a terminal node: no legal move without an outcome is a draw.
-      result.proven = root_outcome_.IsTerminal() ? root_outcome_.status : Status::kDraw;
-      result.proven_plies = 0;
-      result.root_wdl = ExactWdl(result.proven, side);
-      result.root_q = result.root_wdl.Value();
-    }
-    if (!RootExpanded()) return result;
-    const int32_t first = tree_.first_child[kRoot];
-    const int n = tree_.num_children[kRoot];
-    int64_t total_visits = 0;
-    for (int i = 0; i < n; ++i) total_visits += tree_.visits[first + i];
-    const Move best_move = BestMove();
-    if (params_.gumbel) {
-      RootSigma();
-      ImprovedPolicy(std::span<const float>(scratch_priors_.data(), size_t(n)),
-                     std::span<const float>(scratch_sigma_.data(), size_t(n)),
-                     std::span<float>(scratch_q_.data(), size_t(n)));
-    }
-    for (int i = 0; i < n; ++i) {
-      const int32_t child = first + i;
-      RootMoveStats stats;
-      stats.move = tree_.move[child];
-      stats.action = G::ActionIndex(root_position_, stats.move);
-      stats.visits = tree_.visits[child];
-      stats.prior = tree_.prior[child];
-      if (stats.visits > 0) {
-        stats.q = sign * tree_.value_sum[child] / float(stats.visits) + 0.0f;  // no -0
-        stats.wdl = Wdl::FromValueAndDraw(stats.q, tree_.draw_sum[child] / float(stats.visits));
-      }
-      stats.proven = Status(tree_.proven[child]);
-      if (stats.proven != Status::kOngoing) {
-        stats.proven_plies = 1 + tree_.proven_plies[child];
-        stats.wdl = ExactWdl(stats.proven, side);
-        stats.q = stats.wdl.Value();
-      }
-      if (RootProven() && result.proven == WinFor(side)) {
-        // A proven win: the target is the shortest win, not the visits spent before the proof.
-        stats.policy_target = stats.move == best_move ? 1.0f : 0.0f;
-      } else if (params_.gumbel) {
-        stats.policy_target = scratch_q_[size_t(i)];
-      } else {
-        stats.policy_target =
-            total_visits > 0 ? float(double(stats.visits) / double(total_visits)) : stats.prior;
-      }
-      result.moves.push_back(stats);
-    }
-    result.best_move = best_move;
-    for (int32_t node = kRoot;;) {
-      const int32_t child = BestChild(node);
-      if (child == SearchTree::kNone) break;
-      if (tree_.visits[child] == 0 && tree_.proven[child] == uint8_t(Status::kOngoing)) break;
-      result.pv.push_back(tree_.move[child]);
-      node = child;
-    }
-    return result;
+    return BuildResult<G>(tree_, root_, params_, RootProven(), BestRootChild(), improved_policy,
+                          progress_);
+  }
+
+  // The principal variation through root move `move`: the move, then the search's choice at each
+  // node below it (result_builder.h's PrincipalVariation); Result().pv for the best move. Just
+  // {move} if `move` is not a root child.
+  std::vector<Move> PrincipalVariation(Move move) const {
+    const int32_t child = tree_.ChildByMove(kRoot, move);
+    if (child == SearchTree::kNone) return {move};
+    return vz::PrincipalVariation(tree_, child, params_.solver);
   }
 
   // Read-only view of the tree (tests, analysis tools).
   const SearchTree& tree() const { return tree_; }
   int64_t num_nodes() const { return tree_.size; }
-  bool node_cap_reached() const { return node_cap_reached_; }
+  bool node_cap_reached() const { return progress_.node_cap_reached; }
   // The last search ended because the tree was full (see the file comment).
-  bool tree_full() const { return tree_full_; }
-  int64_t simulations() const { return simulations_; }
+  bool tree_full() const { return progress_.tree_full; }
+  int64_t simulations() const { return progress_.simulations; }
   // Bytes held by the tree arrays of both halves (the live tree and the copy buffer of reuse).
   size_t MemoryBytes() const { return tree_.MemoryBytes() + spare_.MemoryBytes(); }
   // Occurrences of the root position in the game history (1 = first time).
-  int root_repetition_count() const { return root_repetition_; }
+  int root_repetition_count() const { return root_.repetition(); }
 
  private:
   enum class Gathered { kLeaf, kTerminal, kCollision, kFull };
@@ -438,116 +341,45 @@ class Mcts {
     bool new_children;  // children were allocated with this descent: they take its priors
   };
 
-  // Equal positions. Bytewise only where that is exact: padding bytes (Chad's Position has some)
-  // may differ between equal positions, and the hash leaves out the move counters; the position
-  // string is the whole state (it round-trips through ParsePosition).
-  static bool SamePosition(const Position& a, const Position& b) {
-    if constexpr (std::has_unique_object_representations_v<Position>) {
-      return std::memcmp(&a, &b, sizeof(Position)) == 0;
-    } else {
-      return G::Hash(a) == G::Hash(b) && G::FormatPosition(a) == G::FormatPosition(b);
-    }
-  }
-
-  static Wdl ExactWdl(Status status, Color side) {
-    if (status == Status::kDraw) return Wdl{0.0f, 1.0f, 0.0f};
-    return status == WinFor(side) ? Wdl{1.0f, 0.0f, 0.0f} : Wdl{0.0f, 0.0f, 1.0f};
-  }
-
-  bool RootExpanded() const {
-    return tree_.visits[kRoot] > 0 && tree_.first_child[kRoot] != SearchTree::kNone;
-  }
   // Proven by the solver, or (solver or not) by a root move that wins at once.
   bool RootProven() const {
     return tree_.proven[kRoot] != uint8_t(Status::kOngoing) &&
            (params_.solver || root_wins_at_once_);
   }
   bool RootDone() const {
-    return root_outcome_.IsTerminal() || root_legal_.size == 0 || RootProven();
-  }
-  // A move into `node` loses for `side`: proven by the solver, or (solver or not) the rules end
-  // the game there at once.
-  bool IsLossFor(int32_t node, Color side) const {
-    return tree_.proven[node] == uint8_t(WinFor(Opponent(side))) &&
-           (params_.solver || tree_.proven_plies[node] == 0);
+    return root_.outcome().IsTerminal() || root_.legal_moves().size == 0 || RootProven();
   }
 
-  void AddHistoryKey(uint64_t key) {
-    auto it = std::lower_bound(history_counts_.begin(), history_counts_.end(),
-                               std::pair<uint64_t, int32_t>(key, 0));
-    if (it != history_counts_.end() && it->first == key) {
-      ++it->second;
-    } else {
-      history_counts_.insert(it, {key, 1});
+  // The root child played: the proof's child of a proven root, else Gumbel's sequential-halving
+  // winner, else the most visited child not lost. kNone if the root is unexpanded.
+  int32_t BestRootChild() const {
+    if (tree_.first_child[kRoot] == SearchTree::kNone || tree_.visits[kRoot] == 0) {
+      return SearchTree::kNone;
     }
-  }
-
-  int HistoryCount(uint64_t key) const {
-    auto it = std::lower_bound(history_counts_.begin(), history_counts_.end(),
-                               std::pair<uint64_t, int32_t>(key, 0));
-    return it != history_counts_.end() && it->first == key ? it->second : 0;
-  }
-
-  void SetRootPosition(const Position& position) {
-    root_position_ = position;
-    root_legal_.Clear();
-    G::GenerateMoves(root_position_, root_legal_);
-    root_outcome_ = G::LocalOutcome(root_position_, root_legal_.size);
-    root_repetition_ = 1;
-    if constexpr (G::kHasRepetitionDraw) {
-      root_repetition_ = std::max(1, HistoryCount(G::RepetitionKey(root_position_)));
-      if (!root_outcome_.IsTerminal() && root_repetition_ >= 3) {
-        root_outcome_ = {Status::kDraw, Reason::kRepetition};
-      }
+    if (RootProven()) {
+      const int32_t proven = ProvenChild(tree_, kRoot);
+      if (proven != SearchTree::kNone) return proven;
     }
-    root_noise_applied_ = false;
-    root_filter_.clear();
+    if (params_.gumbel) {
+      const int32_t chosen = gumbel_.FinalChild(tree_, params_);
+      if (chosen != SearchTree::kNone) return chosen;
+    }
+    return MostVisitedChild(tree_, kRoot, params_.solver);
   }
 
   void ClearTree() {
     root_wins_at_once_ = false;
-    tree_.Reserve(1);
-    tree_.size = 1;
-    tree_.InitNode(kRoot, kNullMove, SearchTree::kNone);
-    tree_.side[kRoot] = uint8_t(G::SideToMove(root_position_));
+    tree_.Clear(uint8_t(G::SideToMove(root_.position())));
   }
 
-  // Makes node `kept` the root of a compacted copy of its subtree (breadth-first, so children
-  // stay contiguous), then swaps the copy in.
-  void KeepSubtree(int32_t kept) {
-    spare_.Reserve(1);
-    spare_.size = 1;
-    spare_.CopyNode(kRoot, tree_, kept);
-    spare_.parent[kRoot] = SearchTree::kNone;
-    spare_.prior[kRoot] = 0.0f;
-    spare_.side[kRoot] = uint8_t(G::SideToMove(root_position_));
-    old_ids_.assign(1, kept);
-    for (int32_t i = 0; i < spare_.size; ++i) {
-      const int32_t old = old_ids_[size_t(i)];
-      const int32_t old_first = tree_.first_child[old];
-      if (old_first == SearchTree::kNone) continue;
-      const int n = tree_.num_children[old];
-      const int32_t first = spare_.size;
-      if (size_t(first + n) > spare_.capacity()) {
-        spare_.Reserve(std::max(size_t(first + n), spare_.capacity() * 2));
-      }
-      spare_.first_child[i] = first;
-      for (int k = 0; k < n; ++k) {
-        spare_.CopyNode(first + k, tree_, old_first + k);
-        spare_.parent[first + k] = i;
-        old_ids_.push_back(old_first + k);
-      }
-      spare_.size += n;
-    }
-    std::swap(tree_, spare_);
-    spare_.size = 0;
-    root_wins_at_once_ = false;
+  void MarkRootChildren() {
+    root_wins_at_once_ = MarkRootChildrenThatEndTheGame(tree_, root_, params_.solver, replies_);
   }
 
   bool AllocateChildren(int32_t node, const MoveList& moves) {
     const int64_t needed = int64_t(tree_.size) + moves.size;
     if (needed > params_.max_nodes) {
-      node_cap_reached_ = true;
+      progress_.node_cap_reached = true;
       return false;
     }
     if (size_t(needed) > tree_.capacity()) {
@@ -576,7 +408,7 @@ class Mcts {
 
   // Root noise and Gumbel sampling, once the root has children with priors.
   void OnRootExpanded() {
-    if (!RootExpanded()) return;
+    if (!tree_.Expanded(kRoot)) return;
     const int32_t first = tree_.first_child[kRoot];
     const int n = tree_.num_children[kRoot];
     if (!root_noise_applied_ && params_.dirichlet_epsilon > 0.0f &&
@@ -594,48 +426,39 @@ class Mcts {
         }
       }
     }
-    if (params_.gumbel && !gumbel_ready_) {
-      gumbel_ready_ = true;
-      gumbel_noise_.resize(size_t(n));
-      gumbel_base_visits_.resize(size_t(n));
-      std::uniform_real_distribution<double> uniform(1e-12, 1.0);
-      for (int i = 0; i < n; ++i) {
-        gumbel_noise_[size_t(i)] = float(-std::log(-std::log(uniform(rng_))));
-        gumbel_base_visits_[size_t(i)] = tree_.visits[first + i];
-      }
-      gumbel_considered_ = std::min(std::max(1, params_.gumbel_max_considered), n);
-      gumbel_budget_ = std::max<int64_t>(target_ - simulations_, 1);
-      gumbel_simulation_ = 0;
+    if (params_.gumbel && !gumbel_.ready()) {
+      gumbel_.Begin(tree_, params_, std::max<int64_t>(target_ - progress_.simulations, 1), rng_);
     }
   }
 
   // One descent. Applies virtual loss along the path as it goes.
   Gathered GatherOne(EvalBatch<G>& batch) {
-    Position position = root_position_;
+    Position position = root_.position();
     int32_t node = kRoot;
     path_keys_.clear();
     ++tree_.in_flight[kRoot];
     for (;;) {
       if (node != kRoot && tree_.proven[node] != uint8_t(Status::kOngoing)) {
-        BackupExact(node, Status(tree_.proven[node]));
-        ++simulations_;
+        tree_.BackupExact(node, Status(tree_.proven[node]));
+        ++progress_.simulations;
         return Gathered::kTerminal;
       }
-      const bool expanded = tree_.visits[node] > 0 && tree_.first_child[node] != SearchTree::kNone;
-      if (!expanded) {
+      if (!tree_.Expanded(node)) {
         if (tree_.in_flight[node] > 1) {
-          UndoVirtualLoss(node);
+          UndoVirtualLoss(tree_, node);
           // The root's sequential-halving step was not used: hand it out again.
-          if (node != kRoot && params_.gumbel && gumbel_ready_) --gumbel_simulation_;
+          if (node != kRoot && params_.gumbel && gumbel_.ready()) gumbel_.Unselect();
           return Gathered::kCollision;
         }
         return ExpandLeaf(node, position, batch);
       }
       const bool white = G::SideToMove(position) == Color::kWhite;
       if (node == kRoot) {
-        node = params_.gumbel && gumbel_ready_ ? SelectGumbelRoot() : SelectPuct(node, white);
+        node = params_.gumbel && gumbel_.ready() ? gumbel_.SelectRoot(tree_, params_)
+                                                 : SelectPuct(tree_, node, white, params_);
       } else {
-        node = params_.gumbel ? SelectGumbelInterior(node, white) : SelectPuct(node, white);
+        node = params_.gumbel ? gumbel_.SelectInterior(tree_, node, white, params_)
+                              : SelectPuct(tree_, node, white, params_);
       }
       G::ApplyMove(position, tree_.move[node]);
       ++tree_.in_flight[node];
@@ -650,10 +473,10 @@ class Mcts {
     int repetition = 1;
     if constexpr (G::kHasRepetitionDraw) {
       if (node == kRoot) {
-        repetition = root_repetition_;
+        repetition = root_.repetition();
       } else {
         const uint64_t key = path_keys_.back();
-        repetition = HistoryCount(key);
+        repetition = root_.HistoryCount(key);
         for (uint64_t k : path_keys_) repetition += k == key;
         if (!outcome.IsTerminal() && repetition >= 3)
           outcome = {Status::kDraw, Reason::kRepetition};
@@ -664,395 +487,36 @@ class Mcts {
       const Status status = outcome.IsTerminal() ? outcome.status : Status::kDraw;
       tree_.proven[node] = uint8_t(status);
       tree_.proven_plies[node] = 0;
-      BackupExact(node, status);
-      if (params_.solver) PropagateProof(tree_.parent[node]);
-      ++simulations_;
+      tree_.BackupExact(node, status);
+      if (params_.solver) PropagateProof(tree_, tree_.parent[node]);
+      ++progress_.simulations;
       return Gathered::kTerminal;
     }
-    if (node == kRoot && !root_filter_.empty()) {
-      int kept = 0;
-      for (int i = 0; i < moves_buffer_.size; ++i) {
-        const Move move = moves_buffer_.moves[i];
-        if (std::binary_search(root_filter_.begin(), root_filter_.end(), move,
-                               [](Move a, Move b) { return a.raw < b.raw; })) {
-          moves_buffer_.moves[kept++] = move;
-        }
-      }
-      moves_buffer_.size = kept;
-    }
+    if (node == kRoot) root_.FilterRootMoves(moves_buffer_);
     bool new_children = false;
     if (tree_.first_child[node] == SearchTree::kNone) {
       new_children = AllocateChildren(node, moves_buffer_);
       if (!new_children && tree_.visits[node] > 0) {
         // The tree is full and this leaf's value is already in it: end the search.
-        tree_full_ = true;
-        UndoVirtualLoss(node);
-        if (node != kRoot && params_.gumbel && gumbel_ready_) --gumbel_simulation_;
+        progress_.tree_full = true;
+        UndoVirtualLoss(tree_, node);
+        if (node != kRoot && params_.gumbel && gumbel_.ready()) gumbel_.Unselect();
         return Gathered::kFull;
       }
-      if (new_children && node == kRoot) MarkRootChildrenThatEndTheGame();
+      if (new_children && node == kRoot) MarkRootChildren();
     }
     const int index = batch.Add(position, moves_buffer_.moves, moves_buffer_.size, repetition);
     pending_.push_back({node, index, new_children});
-    if (node != kRoot || tree_.visits[kRoot] > 0) ++simulations_;
+    if (node != kRoot || tree_.visits[kRoot] > 0) ++progress_.simulations;
     return Gathered::kLeaf;
-  }
-
-  // Applies every root move once and marks the children whose position ends the game (rules and
-  // repetition with the game history) as proven in 0 plies; then proves the root as the solver
-  // would, or, without the solver, only by a move that wins at once.
-  void MarkRootChildrenThatEndTheGame() {
-    root_wins_at_once_ = false;
-    const int32_t first = tree_.first_child[kRoot];
-    const int n = tree_.num_children[kRoot];
-    const Color side = G::SideToMove(root_position_);
-    bool wins = false;
-    for (int i = 0; i < n; ++i) {
-      const int32_t child = first + i;
-      if (tree_.proven[child] != uint8_t(Status::kOngoing)) {
-        wins = wins ||
-               (tree_.proven[child] == uint8_t(WinFor(side)) && tree_.proven_plies[child] == 0);
-        continue;
-      }
-      Position next = root_position_;
-      G::ApplyMove(next, tree_.move[child]);
-      replies_.Clear();
-      G::GenerateMoves(next, replies_);
-      Outcome outcome = G::LocalOutcome(next, replies_.size);
-      if constexpr (G::kHasRepetitionDraw) {
-        if (!outcome.IsTerminal() && HistoryCount(G::RepetitionKey(next)) + 1 >= 3) {
-          outcome = {Status::kDraw, Reason::kRepetition};
-        }
-      }
-      if (!outcome.IsTerminal() && replies_.size > 0) continue;
-      const Status status = outcome.IsTerminal() ? outcome.status : Status::kDraw;
-      tree_.side[child] = uint8_t(G::SideToMove(next));
-      tree_.proven[child] = uint8_t(status);
-      tree_.proven_plies[child] = 0;
-      wins = wins || status == WinFor(side);
-    }
-    if (params_.solver) {
-      PropagateProof(kRoot);
-    } else if (wins && tree_.proven[kRoot] == uint8_t(Status::kOngoing)) {
-      tree_.proven[kRoot] = uint8_t(WinFor(side));
-      tree_.proven_plies[kRoot] = 1;
-    }
-    root_wins_at_once_ = wins;
-  }
-
-  void Backup(int32_t node, float value_white, float draw) {
-    for (int32_t n = node; n != SearchTree::kNone; n = tree_.parent[n]) {
-      ++tree_.visits[n];
-      tree_.value_sum[n] += value_white;
-      tree_.draw_sum[n] += draw;
-      --tree_.in_flight[n];
-    }
-  }
-
-  void BackupExact(int32_t node, Status status) {
-    const float value_white = status == Status::kWhiteWins   ? 1.0f
-                              : status == Status::kBlackWins ? -1.0f
-                                                             : 0.0f;
-    Backup(node, value_white, status == Status::kDraw ? 1.0f : 0.0f);
-  }
-
-  void UndoVirtualLoss(int32_t node) {
-    for (int32_t n = node; n != SearchTree::kNone; n = tree_.parent[n]) --tree_.in_flight[n];
-  }
-
-  // Proves `node` and its ancestors while their children allow it: a child won for the side to
-  // move proves a win; all children proven prove a draw (if any draw) or a loss.
-  void PropagateProof(int32_t node) {
-    for (int32_t n = node; n != SearchTree::kNone; n = tree_.parent[n]) {
-      if (tree_.proven[n] != uint8_t(Status::kOngoing)) return;
-      const int32_t first = tree_.first_child[n];
-      if (first == SearchTree::kNone) return;
-      const Color side = Color(tree_.side[n]);
-      const uint8_t win = uint8_t(WinFor(side));
-      const uint8_t draw = uint8_t(Status::kDraw);
-      int win_plies = std::numeric_limits<int>::max();
-      int draw_plies = std::numeric_limits<int>::max();
-      int loss_plies = 0;
-      bool all_proven = true;
-      for (int i = 0; i < tree_.num_children[n]; ++i) {
-        const uint8_t proven = tree_.proven[first + i];
-        const int plies = tree_.proven_plies[first + i];
-        if (proven == uint8_t(Status::kOngoing)) {
-          all_proven = false;
-        } else if (proven == win) {
-          win_plies = std::min(win_plies, plies);
-        } else if (proven == draw) {
-          draw_plies = std::min(draw_plies, plies);
-        } else {
-          loss_plies = std::max(loss_plies, plies);
-        }
-      }
-      Status result;
-      int plies;
-      if (win_plies != std::numeric_limits<int>::max()) {
-        result = WinFor(side);
-        plies = win_plies;
-      } else if (!all_proven) {
-        return;
-      } else if (draw_plies != std::numeric_limits<int>::max()) {
-        result = Status::kDraw;
-        plies = draw_plies;
-      } else {
-        result = WinFor(Opponent(side));
-        plies = loss_plies;
-      }
-      tree_.proven[n] = uint8_t(result);
-      tree_.proven_plies[n] = uint16_t(std::min(plies + 1, 65535));
-    }
-  }
-
-  // One pass over the children: unvisited children all share the first-play urgency value, so
-  // only the best prior among them matters, and FPU is applied once the visited policy is known.
-  int32_t SelectPuct(int32_t node, bool white) const {
-    const int32_t first = tree_.first_child[node];
-    const int n = tree_.num_children[node];
-    const float sign = white ? 1.0f : -1.0f;
-    const uint8_t win = uint8_t(white ? Status::kWhiteWins : Status::kBlackWins);
-    const uint8_t loss = uint8_t(white ? Status::kBlackWins : Status::kWhiteWins);
-    const float parent_visits = float(tree_.visits[node] + tree_.in_flight[node]);
-    const float c_puct =
-        params_.c_puct_init +
-        std::log((parent_visits + params_.c_puct_base + 1.0f) / params_.c_puct_base);
-    const float factor = c_puct * std::sqrt(parent_visits);
-    const int32_t* visits = tree_.visits.data() + first;
-    const int32_t* in_flight = tree_.in_flight.data() + first;
-    const float* value_sum = tree_.value_sum.data() + first;
-    const float* prior = tree_.prior.data() + first;
-    const uint8_t* proven = tree_.proven.data() + first;
-    const float virtual_loss = params_.virtual_loss;
-    float visited_policy = 0.0f;
-    int best = -1;
-    float best_score = -std::numeric_limits<float>::infinity();
-    int best_unvisited = -1;
-    float best_unvisited_prior = -1.0f;
-    for (int i = 0; i < n; ++i) {
-      const int32_t count = visits[i] + in_flight[i];
-      if (params_.solver && proven[i] != uint8_t(Status::kOngoing)) {
-        if (proven[i] == win) return first + i;
-        if (count > 0) visited_policy += prior[i];
-        const float score =
-            proven[i] == loss ? -1e6f + prior[i] : factor * prior[i] / float(1 + count);
-        if (score > best_score) {
-          best_score = score;
-          best = i;
-        }
-        continue;
-      }
-      const float effective = float(visits[i]) + virtual_loss * float(in_flight[i]);
-      if (count == 0 || effective <= 0.0f) {
-        if (prior[i] > best_unvisited_prior) {
-          best_unvisited_prior = prior[i];
-          best_unvisited = i;
-        }
-        continue;
-      }
-      visited_policy += prior[i];
-      const float q = (sign * value_sum[i] - virtual_loss * float(in_flight[i])) / effective;
-      const float score = q + factor * prior[i] / float(1 + count);
-      if (score > best_score) {
-        best_score = score;
-        best = i;
-      }
-    }
-    if (best_unvisited >= 0) {
-      const float parent_q = sign * tree_.value_sum[node] / float(tree_.visits[node]);
-      const float reduction = node == kRoot ? params_.fpu_reduction_root : params_.fpu_reduction;
-      const float fpu = parent_q - reduction * std::sqrt(visited_policy);
-      const float score = fpu + factor * best_unvisited_prior;
-      if (best < 0 || score > best_score || (score == best_score && best_unvisited < best)) {
-        best = best_unvisited;
-      }
-    }
-    return first + best;
-  }
-
-  // Fills scratch_{q,visits,priors}_ for the children of `node` (Q for the side `sign` to move,
-  // exact for proven children) and scratch_sigma_ with sigma(completed Q).
-  void ChildrenSigma(int32_t node, float sign) const {
-    const int32_t first = tree_.first_child[node];
-    const int n = tree_.num_children[node];
-    for (int i = 0; i < n; ++i) {
-      const int32_t child = first + i;
-      const uint8_t proven = tree_.proven[child];
-      scratch_visits_[size_t(i)] = tree_.visits[child];
-      scratch_priors_[size_t(i)] = tree_.prior[child];
-      if (params_.solver && proven != uint8_t(Status::kOngoing)) {
-        scratch_q_[size_t(i)] = proven == uint8_t(Status::kDraw)                        ? 0.0f
-                                : (proven == uint8_t(Status::kWhiteWins)) == (sign > 0) ? 1.0f
-                                                                                        : -1.0f;
-        scratch_visits_[size_t(i)] = std::max(scratch_visits_[size_t(i)], 1);
-      } else if (tree_.visits[child] > 0) {
-        scratch_q_[size_t(i)] = sign * tree_.value_sum[child] / float(tree_.visits[child]);
-      } else {
-        scratch_q_[size_t(i)] = 0.0f;
-      }
-    }
-    CompletedQSigma(std::span<const float>(scratch_q_.data(), size_t(n)),
-                    std::span<const int32_t>(scratch_visits_.data(), size_t(n)),
-                    std::span<const float>(scratch_priors_.data(), size_t(n)),
-                    sign * tree_.raw_value[node], params_.gumbel_c_visit, params_.gumbel_c_scale,
-                    std::span<float>(scratch_sigma_.data(), size_t(n)));
-  }
-
-  void RootSigma() const {
-    const bool white = G::SideToMove(root_position_) == Color::kWhite;
-    ChildrenSigma(kRoot, white ? 1.0f : -1.0f);
-  }
-
-  // Gumbel root selection (mctx's gumbel_muzero_root_action_selection): the move whose visits
-  // this search equal the considered visit count of the current simulation, with the highest
-  // g + logit + sigma(completed Q).
-  int32_t SelectGumbelRoot() {
-    const int32_t first = tree_.first_child[kRoot];
-    const int n = tree_.num_children[kRoot];
-    RootSigma();
-    const int32_t considered = ConsideredVisits(gumbel_considered_, gumbel_budget_,
-                                                std::min(gumbel_simulation_, gumbel_budget_ - 1));
-    ++gumbel_simulation_;
-    int best = -1;
-    int fallback = 0;
-    float best_score = -std::numeric_limits<float>::infinity();
-    float fallback_score = -std::numeric_limits<float>::infinity();
-    for (int i = 0; i < n; ++i) {
-      const int32_t child = first + i;
-      const float score =
-          gumbel_noise_[size_t(i)] + PriorLogit(tree_.prior[child]) + scratch_sigma_[size_t(i)];
-      const int32_t count =
-          tree_.visits[child] + tree_.in_flight[child] - gumbel_base_visits_[size_t(i)];
-      // Without an exact match (leaves in flight), the least visited of the best-scoring moves.
-      const float fallback_value = score - 1e4f * float(count);
-      if (fallback_value > fallback_score) {
-        fallback_score = fallback_value;
-        fallback = i;
-      }
-      if (count == considered && score > best_score) {
-        best_score = score;
-        best = i;
-      }
-    }
-    return first + (best >= 0 ? best : fallback);
-  }
-
-  // Deterministic selection below the root (mctx's gumbel_muzero_interior_action_selection):
-  // argmax of improved_policy(a) - N(a) / (1 + sum N).
-  int32_t SelectGumbelInterior(int32_t node, bool white) const {
-    const int32_t first = tree_.first_child[node];
-    const int n = tree_.num_children[node];
-    const float sign = white ? 1.0f : -1.0f;
-    const uint8_t win = uint8_t(white ? Status::kWhiteWins : Status::kBlackWins);
-    ChildrenSigma(node, sign);
-    std::span<float> policy(scratch_q_.data(), size_t(n));
-    ImprovedPolicy(std::span<const float>(scratch_priors_.data(), size_t(n)),
-                   std::span<const float>(scratch_sigma_.data(), size_t(n)), policy);
-    float total = 0.0f;
-    for (int i = 0; i < n; ++i)
-      total += float(tree_.visits[first + i] + tree_.in_flight[first + i]);
-    int best = 0;
-    float best_score = -std::numeric_limits<float>::infinity();
-    for (int i = 0; i < n; ++i) {
-      const int32_t child = first + i;
-      if (params_.solver && tree_.proven[child] == win) return child;
-      const float count = float(tree_.visits[child] + tree_.in_flight[child]);
-      const float score = policy[size_t(i)] - count / (1.0f + total);
-      if (score > best_score) {
-        best_score = score;
-        best = i;
-      }
-    }
-    return first + best;
-  }
-
-  // The child played from `node`: proven results first, then Gumbel's final choice at the root,
-  // then the most visited child not proven lost (ties: higher Q). kNone if unexpanded.
-  int32_t BestChild(int32_t node) const {
-    const int32_t first = tree_.first_child[node];
-    if (first == SearchTree::kNone || tree_.visits[node] == 0) return SearchTree::kNone;
-    const int n = tree_.num_children[node];
-    const Color side = Color(tree_.side[node]);
-    const float sign = side == Color::kWhite ? 1.0f : -1.0f;
-    const uint8_t win = uint8_t(WinFor(side));
-    const bool proven_node =
-        node == kRoot ? RootProven()
-                      : params_.solver && tree_.proven[node] != uint8_t(Status::kOngoing);
-    if (proven_node) {
-      const uint8_t target = tree_.proven[node];
-      int32_t best = SearchTree::kNone;
-      for (int i = 0; i < n; ++i) {
-        const int32_t child = first + i;
-        if (tree_.proven[child] != target) continue;
-        if (best == SearchTree::kNone) {
-          best = child;
-          continue;
-        }
-        // Win: shortest; loss: longest; draw: most visited.
-        const int plies = tree_.proven_plies[child], best_plies = tree_.proven_plies[best];
-        if (target == win                      ? plies < best_plies
-            : target == uint8_t(Status::kDraw) ? tree_.visits[child] > tree_.visits[best]
-                                               : plies > best_plies) {
-          best = child;
-        }
-      }
-      if (best != SearchTree::kNone) return best;
-    }
-    if (node == kRoot && params_.gumbel && gumbel_ready_ && gumbel_noise_.size() == size_t(n)) {
-      RootSigma();
-      int32_t max_count = 0;
-      for (int i = 0; i < n; ++i) {
-        if (IsLossFor(first + i, side)) continue;
-        max_count = std::max(max_count, tree_.visits[first + i] - gumbel_base_visits_[size_t(i)]);
-      }
-      int best = -1;
-      float best_score = -std::numeric_limits<float>::infinity();
-      for (int i = 0; i < n; ++i) {
-        const int32_t child = first + i;
-        if (IsLossFor(child, side)) continue;
-        if (tree_.visits[child] - gumbel_base_visits_[size_t(i)] != max_count) continue;
-        const float score =
-            gumbel_noise_[size_t(i)] + PriorLogit(tree_.prior[child]) + scratch_sigma_[size_t(i)];
-        if (score > best_score) {
-          best_score = score;
-          best = i;
-        }
-      }
-      if (best >= 0) return first + best;
-    }
-    int32_t best = SearchTree::kNone;
-    auto key = [&](int32_t child) {
-      const bool lost = IsLossFor(child, side);
-      const float q = tree_.visits[child] > 0
-                          ? sign * tree_.value_sum[child] / float(tree_.visits[child])
-                          : -2.0f;
-      return std::tuple<bool, int32_t, float, float>(!lost, tree_.visits[child], q,
-                                                     tree_.prior[child]);
-    };
-    for (int i = 0; i < n; ++i) {
-      const int32_t child = first + i;
-      if (best == SearchTree::kNone || key(child) > key(best)) best = child;
-    }
-    return best;
   }
 
   SearchParams params_;
   std::mt19937_64 rng_;
 
-  // The game: start position and moves (for tree reuse), repetition keys of every position so far
-  // as sorted (key, count) pairs, and the root.
-  bool has_root_ = false;
-  Position start_{};
-  std::vector<Move> moves_;
-  std::vector<std::pair<uint64_t, int32_t>> history_counts_;  // [distinct key] sorted by key
-  Position root_position_{};
-  typename G::MoveList root_legal_;
-  Outcome root_outcome_;
-  int root_repetition_ = 1;
-  bool root_noise_applied_ = false;
-  std::vector<Move> root_filter_;   // [allowed root move] sorted by raw; empty = all legal moves
-  bool root_wins_at_once_ = false;  // a root child ends the game with the root side's win
+  SearchRoot<G> root_;
+  bool root_noise_applied_ = false;  // Dirichlet noise is in the root priors
+  bool root_wins_at_once_ = false;   // a root child ends the game with the root side's win
 
   SearchTree tree_;
   SearchTree spare_;              // the copy target of KeepSubtree
@@ -1060,28 +524,14 @@ class Mcts {
 
   // The running search.
   int64_t target_ = 0;
-  int64_t simulations_ = 0;
-  bool node_cap_reached_ = false;
-  bool tree_full_ = false;
+  SearchProgress progress_;
   std::vector<Pending> pending_;     // [leaf in flight]
   std::vector<uint64_t> path_keys_;  // [ply below the root] repetition keys of the descent
-  typename G::MoveList moves_buffer_;
-  typename G::MoveList replies_;  // the moves after a root move (MarkRootChildrenThatEndTheGame)
-  EvalBatch<G> batch_;
-
-  // Gumbel root state of the running search.
-  bool gumbel_ready_ = false;
-  std::vector<float> gumbel_noise_;          // [root child] Gumbel(0, 1) sample g(a)
-  std::vector<int32_t> gumbel_base_visits_;  // [root child] visits before this search
-  int gumbel_considered_ = 1;                // m: root moves sampled by Gumbel-top-k
-  int64_t gumbel_budget_ = 1;                // simulations of sequential halving
-  int64_t gumbel_simulation_ = 0;            // root selections handed out so far
-
-  // Per-node scratch for the Gumbel arithmetic: [child].
-  mutable std::vector<float> scratch_q_;
-  mutable std::vector<int32_t> scratch_visits_;
-  mutable std::vector<float> scratch_priors_;
-  mutable std::vector<float> scratch_sigma_;
+  MoveList moves_buffer_;
+  MoveList replies_;  // the moves after a root move (MarkRootChildrenThatEndTheGame)
+  GumbelRoot gumbel_;
+  mutable std::vector<float> improved_policy_;  // [root child] Result's Gumbel policy target
+  SearchDriver<G> driver_;                      // of Search, the lone search
 };
 
 }  // namespace vz

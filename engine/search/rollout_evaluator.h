@@ -7,10 +7,19 @@
 // ends at the ply cap as a draw anyway.
 //
 // The generator of each playout is seeded from (seed, position hash, playout index), so the value
-// of a position does not depend on which other positions share its batch: the lockstep runner and
-// a lone search agree, and results are cacheable.
+// of a position does not depend on which other positions share its batch: the search driver and a
+// lone search agree, and results are cacheable. This is also what lets the one evaluator split a
+// batch freely:
+// - across threads (set_threads): contiguous slices of the batch are played out on their own
+//   threads, each writing its own entries in place; the results equal a one-thread evaluation;
+// - across games (SeedEntries): entries gathered by different games of a match carry each game's
+//   seed, so a game keeps its own playouts whichever games share its batch.
 
+#include <algorithm>
 #include <cstdint>
+#include <exception>
+#include <thread>
+#include <vector>
 
 #include "engine/core/zobrist.h"
 #include "engine/search/evaluator.h"
@@ -20,32 +29,47 @@ namespace vz {
 template <Game G>
 class RolloutEvaluator final : public Evaluator<G> {
  public:
-  // num_playouts >= 1 per position; max_plies >= 0 per playout.
-  explicit RolloutEvaluator(uint64_t seed, int num_playouts = 1, int max_plies = 400)
+  // `seed`: the playouts' seed for untagged entries. num_playouts >= 1 per position (smaller is
+  // raised to 1); max_plies >= 0 per playout; threads >= 1 playout threads per batch.
+  explicit RolloutEvaluator(uint64_t seed, int num_playouts = 1, int max_plies = 400,
+                            int threads = 1)
       : seed_(seed),
-        num_playouts_(num_playouts < 1 ? 1 : num_playouts),
-        max_plies_(max_plies < 0 ? 0 : max_plies) {}
+        num_playouts_(std::max(1, num_playouts)),
+        max_plies_(std::max(0, max_plies)),
+        threads_(std::max(1, threads)) {}
 
+  // Threads that share the playouts of one batch (>= 1; smaller is raised to 1).
+  void set_threads(int threads) { threads_ = std::max(1, threads); }
+
+  // Entries [begin, end) of the next batch are played out with `seed` instead of the evaluator's
+  // own (the seed of the game that gathered them). Tags are dropped after each Evaluate.
+  void SeedEntries(int begin, int end, uint64_t seed) {
+    if (int(seeds_.size()) < end) seeds_.resize(size_t(end), seed_);
+    std::fill(seeds_.begin() + begin, seeds_.begin() + end, seed);
+  }
+
+  // Fills uniform priors and the playouts' WDL for every entry, on up to set_threads threads.
+  // Rethrows (after joining every thread) the first failure of a thread.
   void Evaluate(EvalBatch<G>& batch) override {
-    for (int i = 0; i < batch.size(); ++i) {
-      const float prior = 1.0f / float(batch.num_moves(i));
-      for (float& p : batch.priors(i)) p = prior;
-      const typename G::Position& position = batch.position(i);
-      const Color side = G::SideToMove(position);
-      int wins = 0, draws = 0, losses = 0;
-      for (int k = 0; k < num_playouts_; ++k) {
-        uint64_t state = SplitMix64(seed_ ^ SplitMix64(G::Hash(position) + uint64_t(k)));
-        const Status status = Playout(position, state);
-        if (status == WinFor(side)) {
-          ++wins;
-        } else if (status == WinFor(Opponent(side))) {
-          ++losses;
-        } else {
-          ++draws;
-        }
+    const int n = batch.size();
+    seeds_.resize(size_t(n), seed_);
+    const int workers = std::min(threads_, n);
+    const int parts = std::max(1, workers);
+    std::vector<std::exception_ptr> failures(static_cast<size_t>(parts));
+    auto slice = [&](int w) {
+      try {
+        EvaluateEntries(batch, int(int64_t(n) * w / parts), int(int64_t(n) * (w + 1) / parts));
+      } catch (...) {
+        failures[size_t(w)] = std::current_exception();
       }
-      const float scale = 1.0f / float(num_playouts_);
-      batch.value(i) = Wdl{float(wins) * scale, float(draws) * scale, float(losses) * scale};
+    };
+    std::vector<std::thread> pool;
+    for (int w = 1; w < parts; ++w) pool.emplace_back(slice, w);
+    slice(0);
+    for (std::thread& thread : pool) thread.join();
+    seeds_.clear();
+    for (const std::exception_ptr& failure : failures) {
+      if (failure) std::rethrow_exception(failure);
     }
   }
 
@@ -66,9 +90,36 @@ class RolloutEvaluator final : public Evaluator<G> {
   }
 
  private:
+  // Entries [begin, end) of `batch`, each with its seed; writes only those entries' outputs.
+  void EvaluateEntries(EvalBatch<G>& batch, int begin, int end) const {
+    for (int i = begin; i < end; ++i) {
+      const float prior = 1.0f / float(batch.num_moves(i));
+      for (float& p : batch.priors(i)) p = prior;
+      const typename G::Position& position = batch.position(i);
+      const Color side = G::SideToMove(position);
+      const uint64_t seed = seeds_[size_t(i)];
+      int wins = 0, draws = 0, losses = 0;
+      for (int k = 0; k < num_playouts_; ++k) {
+        uint64_t state = SplitMix64(seed ^ SplitMix64(G::Hash(position) + uint64_t(k)));
+        const Status status = Playout(position, state);
+        if (status == WinFor(side)) {
+          ++wins;
+        } else if (status == WinFor(Opponent(side))) {
+          ++losses;
+        } else {
+          ++draws;
+        }
+      }
+      const float scale = 1.0f / float(num_playouts_);
+      batch.value(i) = Wdl{float(wins) * scale, float(draws) * scale, float(losses) * scale};
+    }
+  }
+
   uint64_t seed_;
   int num_playouts_;
   int max_plies_;
+  int threads_;
+  std::vector<uint64_t> seeds_;  // [batch] playout seed of each entry (SeedEntries, else seed_)
 };
 
 }  // namespace vz

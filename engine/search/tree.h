@@ -8,6 +8,10 @@
 //
 // Values are stored from White's point of view, so that no turn order is assumed: the search
 // turns them to the side to move when it reads them.
+//
+// Tree reuse (KeepSubtree): after a move is played at the root, the subtree of that move becomes
+// the new tree, its statistics kept (AlphaZero keeps the subtree of the played move). Backup adds
+// one simulation's value to every node of a path. Not thread-safe.
 
 #include <algorithm>
 #include <cstddef>
@@ -17,6 +21,8 @@
 #include <limits>
 #include <memory>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "engine/core/macros.h"
 #include "engine/core/types.h"
@@ -95,19 +101,7 @@ struct SearchTree {
   void Reserve(size_t nodes) {
     if (nodes <= capacity()) return;
     const size_t used = size_t(size);
-    move.Reserve(nodes, used);
-    parent.Reserve(nodes, used);
-    first_child.Reserve(nodes, used);
-    num_children.Reserve(nodes, used);
-    visits.Reserve(nodes, used);
-    in_flight.Reserve(nodes, used);
-    value_sum.Reserve(nodes, used);
-    draw_sum.Reserve(nodes, used);
-    prior.Reserve(nodes, used);
-    raw_value.Reserve(nodes, used);
-    side.Reserve(nodes, used);
-    proven.Reserve(nodes, used);
-    proven_plies.Reserve(nodes, used);
+    ForEachArray([&](auto array) { (this->*array).Reserve(nodes, used); });
   }
 
   // Appends `count` fresh children of `parent_node` with the given moves; capacity must suffice.
@@ -152,23 +146,103 @@ struct SearchTree {
   // Copies every field of `from`'s node `source` into node `target` (links included; the caller
   // fixes them).
   void CopyNode(int32_t target, const SearchTree& from, int32_t source) {
-    move[target] = from.move[source];
-    parent[target] = from.parent[source];
-    first_child[target] = from.first_child[source];
-    num_children[target] = from.num_children[source];
-    visits[target] = from.visits[source];
-    in_flight[target] = from.in_flight[source];
-    value_sum[target] = from.value_sum[source];
-    draw_sum[target] = from.draw_sum[source];
-    prior[target] = from.prior[source];
-    raw_value[target] = from.raw_value[source];
-    side[target] = from.side[source];
-    proven[target] = from.proven[source];
-    proven_plies[target] = from.proven_plies[source];
+    ForEachArray([&](auto array) { (this->*array)[target] = (from.*array)[source]; });
+  }
+
+  // Calls `f` with a pointer to member of each per-node array, in declaration order.
+  template <class F>
+  static void ForEachArray(F&& f) {
+    f(&SearchTree::move);
+    f(&SearchTree::parent);
+    f(&SearchTree::first_child);
+    f(&SearchTree::num_children);
+    f(&SearchTree::visits);
+    f(&SearchTree::in_flight);
+    f(&SearchTree::value_sum);
+    f(&SearchTree::draw_sum);
+    f(&SearchTree::prior);
+    f(&SearchTree::raw_value);
+    f(&SearchTree::side);
+    f(&SearchTree::proven);
+    f(&SearchTree::proven_plies);
   }
 
   // Bytes reserved by the arrays (capacity, not size; untouched pages are not resident).
   size_t MemoryBytes() const { return capacity() * kBytesPerNode; }
+
+  // A node is expanded once it has been evaluated and has its children.
+  bool Expanded(int32_t node) const { return visits[node] > 0 && first_child[node] != kNone; }
+
+  // The child of `node` reached by `child_move`; kNone if `node` has no children or no such child.
+  int32_t ChildByMove(int32_t node, Move child_move) const {
+    if (first_child[node] == kNone) return kNone;
+    for (int i = 0; i < num_children[node]; ++i) {
+      if (move[first_child[node] + i] == child_move) return first_child[node] + i;
+    }
+    return kNone;
+  }
+
+  // Backs up one simulation from `node` to the root: one more visit, `value_white` (W - L,
+  // White's view) and `draw` (the draw probability) added, and the virtual loss of the descent
+  // removed (one in-flight count per node of the path).
+  void Backup(int32_t node, float value_white, float draw) {
+    for (int32_t n = node; n != kNone; n = parent[n]) {
+      ++visits[n];
+      value_sum[n] += value_white;
+      draw_sum[n] += draw;
+      --in_flight[n];
+    }
+  }
+
+  // Backup of a game result known exactly (a terminal or proven node).
+  void BackupExact(int32_t node, Status status) {
+    const float value_white = status == Status::kWhiteWins   ? 1.0f
+                              : status == Status::kBlackWins ? -1.0f
+                                                             : 0.0f;
+    Backup(node, value_white, status == Status::kDraw ? 1.0f : 0.0f);
+  }
+
+  // Empties the tree down to a fresh root whose side to move is `root_side` (a Color).
+  void Clear(uint8_t root_side) {
+    Reserve(1);
+    size = 1;
+    InitNode(kRoot, kNullMove, kNone);
+    side[kRoot] = root_side;
+  }
+
+  // Tree reuse: makes node `kept` the root of a compacted copy of its subtree (breadth first, so
+  // children stay contiguous) in `spare`, then swaps the two trees (`spare` is left empty, its
+  // memory kept for the next reuse). `root_side` is the new root's side to move; `old_ids` is
+  // scratch ([new node] old id).
+  void KeepSubtree(int32_t kept, uint8_t root_side, SearchTree& spare,
+                   std::vector<int32_t>& old_ids) {
+    spare.Reserve(1);
+    spare.size = 1;
+    spare.CopyNode(kRoot, *this, kept);
+    spare.parent[kRoot] = kNone;
+    spare.prior[kRoot] = 0.0f;
+    spare.side[kRoot] = root_side;
+    old_ids.assign(1, kept);
+    for (int32_t i = 0; i < spare.size; ++i) {
+      const int32_t old = old_ids[size_t(i)];
+      const int32_t old_first = first_child[old];
+      if (old_first == kNone) continue;
+      const int n = num_children[old];
+      const int32_t first = spare.size;
+      if (size_t(first + n) > spare.capacity()) {
+        spare.Reserve(std::max(size_t(first + n), spare.capacity() * 2));
+      }
+      spare.first_child[i] = first;
+      for (int k = 0; k < n; ++k) {
+        spare.CopyNode(first + k, *this, old_first + k);
+        spare.parent[first + k] = i;
+        old_ids.push_back(old_first + k);
+      }
+      spare.size += n;
+    }
+    std::swap(*this, spare);
+    spare.size = 0;
+  }
 };
 
 }  // namespace vz

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 
 #include "engine/chad/encoding.h"
@@ -175,6 +176,41 @@ TEST(NetFileTest, PresetsAreNamed) {
             "unknown net preset 'huge' (known: tiny, small, medium, large)");
   EXPECT_EQ(ErrorOf([&] { FreshNetForVariant("go", "tiny", 1); }),
             "unknown variant 'go' (known: chaco-rex, chad, cuarenta, portuguese-draughts)");
+}
+
+// Folding the batch norms into the convolutions (NetRunner's default) must give the outputs of
+// the unfolded net, for batch-norm statistics far from the fresh net's identity ones.
+TEST(NetFileTest, FoldedBatchNormMatchesTheUnfoldedNet) {
+  NetFile net = FreshNetForGame<Draughts>("small", 3);
+  std::mt19937 random(11);
+  std::uniform_real_distribution<float> uniform(0.5f, 2.0f);
+  int changed = 0;
+  for (NetTensor& tensor : net.tensors) {
+    const bool bn = tensor.name.find(".bn.") != std::string::npos;
+    if (!bn || tensor.name.ends_with("num_batches_tracked")) continue;
+    for (float& x : tensor.data) x = tensor.name.ends_with("running_mean") ? uniform(random) - 1.25f
+                                                                           : uniform(random);
+    ++changed;
+  }
+  ASSERT_GT(changed, 8);
+  constexpr int kBatch = 5;
+  const int size = InputEncoding<Draughts>::kSize;
+  std::vector<float> planes(size_t(kBatch * size));
+  for (float& x : planes) x = float(random() % 2);
+  const int actions = Draughts::kNumActions;
+  std::vector<float> policy_folded(size_t(kBatch * actions)), policy_plain(policy_folded.size());
+  std::vector<float> wdl_folded(kBatch * 3), wdl_plain(kBatch * 3);
+  NetRunner folded(net, "folded", "cpu", "fp32");
+  NetRunner plain(net, "plain", "cpu", "fp32", /*fold_batch_norm=*/false);
+  folded.RunAll(planes.data(), kBatch, policy_folded.data(), wdl_folded.data());
+  plain.RunAll(planes.data(), kBatch, policy_plain.data(), wdl_plain.data());
+  float spread = 0.0f;
+  for (size_t i = 0; i < policy_plain.size(); ++i) {
+    EXPECT_NEAR(policy_folded[i], policy_plain[i], 1e-3f * (1.0f + std::abs(policy_plain[i])));
+    spread = std::max(spread, std::abs(policy_plain[i] - policy_plain[0]));
+  }
+  for (size_t i = 0; i < wdl_plain.size(); ++i) EXPECT_NEAR(wdl_folded[i], wdl_plain[i], 1e-4f);
+  EXPECT_GT(spread, 1e-3f);  // the outputs are not all alike (the comparison means something)
 }
 
 }  // namespace

@@ -69,6 +69,54 @@ TEST(SearchEvaluatorTest, RolloutIsSeededAndSound) {
   EXPECT_FLOAT_EQ(batch.value(0).draw, 1.0f);
 }
 
+// Positions of a few plies of tic-tac-toe, so that a batch holds many different entries.
+EvalBatch<TicTacToeGame> ManyPositions() {
+  EvalBatch<TicTacToeGame> batch;
+  for (const char* text :
+       {"......... x", "x........ o", "x...o.... x", "xo..x.... o", "x.o.o...x x", "....x.... o",
+        "xx.oo.... x", "xo.xo.... x", "x.......o x"}) {
+    AddPosition(batch, TicTacToeGame::ParsePosition(text));
+  }
+  return batch;
+}
+
+TEST(SearchEvaluatorTest, RolloutThreadsGiveTheOneThreadResult) {
+  EvalBatch<TicTacToeGame> alone = ManyPositions();
+  RolloutEvaluator<TicTacToeGame>(3, 16).Evaluate(alone);
+  for (int threads : {2, 4, 32}) {
+    EvalBatch<TicTacToeGame> split = ManyPositions();
+    RolloutEvaluator<TicTacToeGame> evaluator(3, 16);
+    evaluator.set_threads(threads);
+    evaluator.Evaluate(split);
+    for (int i = 0; i < alone.size(); ++i) {
+      EXPECT_EQ(split.value(i).win, alone.value(i).win) << "entry " << i << ", threads " << threads;
+      EXPECT_EQ(split.value(i).loss, alone.value(i).loss) << "entry " << i;
+      EXPECT_EQ(split.priors(i)[0], alone.priors(i)[0]) << "entry " << i;
+    }
+  }
+}
+
+TEST(SearchEvaluatorTest, RolloutSeedEntriesPlaysEachGameWithItsSeed) {
+  EvalBatch<TicTacToeGame> seven = ManyPositions(), nine = ManyPositions(), mixed = ManyPositions();
+  RolloutEvaluator<TicTacToeGame>(7, 16).Evaluate(seven);
+  RolloutEvaluator<TicTacToeGame>(9, 16).Evaluate(nine);
+  RolloutEvaluator<TicTacToeGame> evaluator(7, 16, 400, /*threads=*/2);
+  evaluator.SeedEntries(3, 6, 9);  // entries 3..5 come from the game of seed 9
+  evaluator.Evaluate(mixed);
+  for (int i = 0; i < mixed.size(); ++i) {
+    const EvalBatch<TicTacToeGame>& expected = i >= 3 && i < 6 ? nine : seven;
+    EXPECT_EQ(mixed.value(i).win, expected.value(i).win) << "entry " << i;
+    EXPECT_EQ(mixed.value(i).draw, expected.value(i).draw) << "entry " << i;
+  }
+  // Tags last one batch: the next one is played with the evaluator's own seed.
+  EvalBatch<TicTacToeGame> again = ManyPositions();
+  evaluator.Evaluate(again);
+  for (int i = 0; i < again.size(); ++i) EXPECT_EQ(again.value(i).win, seven.value(i).win);
+  bool differs = false;
+  for (int i = 3; i < 6; ++i) differs = differs || seven.value(i).win != nine.value(i).win;
+  EXPECT_TRUE(differs) << "the two seeds must give different playouts for the test to mean much";
+}
+
 TEST(SearchEvaluatorTest, RolloutValueIsFromTheSideToMove) {
   // Pile 1 with a pass: a random playout either takes (wins) or passes, then the opponent may
   // take and win. Wins for the side to move must be counted as wins for White and for Black.

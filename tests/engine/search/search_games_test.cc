@@ -17,9 +17,9 @@
 #include "engine/draughts/game.h"
 #include "engine/games.h"
 #include "engine/registry.h"
-#include "engine/search/lockstep_runner.h"
 #include "engine/search/mcts.h"
 #include "engine/search/rollout_evaluator.h"
+#include "engine/search/search_driver.h"
 #include "engine/search/uniform_evaluator.h"
 #include "tests/engine/game_types.h"
 
@@ -138,7 +138,7 @@ TYPED_TEST(SearchGamesTest, VisitCountsAddUpFromTheStart) {
   ExpectVisitsAddUp(search);
 }
 
-TYPED_TEST(SearchGamesTest, LockstepRunnerMatchesLoneSearches) {
+TYPED_TEST(SearchGamesTest, SearchDriverMatchesLoneSearches) {
   using G = TypeParam;
   SearchParams params;
   params.leaves_per_round = 4;
@@ -170,8 +170,8 @@ TYPED_TEST(SearchGamesTest, LockstepRunnerMatchesLoneSearches) {
     searches.back()->StartSearch(200);
     pointers.push_back(searches.back().get());
   }
-  LockstepRunner<G> runner(evaluator);
-  runner.Run(pointers);
+  SearchDriver<G> driver;
+  driver.Run(evaluator, pointers);
   for (size_t i = 0; i < games.size(); ++i) {
     std::vector<int32_t> visits;
     for (const RootMoveStats& stats : searches[i]->Result().moves) visits.push_back(stats.visits);

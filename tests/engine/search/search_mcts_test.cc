@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "engine/core/game_state.h"
-#include "engine/search/lockstep_runner.h"
 #include "engine/search/mcts.h"
 #include "engine/search/rollout_evaluator.h"
+#include "engine/search/search_driver.h"
 #include "engine/search/uniform_evaluator.h"
 #include "tests/engine/search/test_evaluators.h"
 #include "tests/engine/search/test_games.h"
@@ -359,7 +359,7 @@ std::string Describe(const Mcts<G>& search) {
   return out.str();
 }
 
-TEST(SearchMctsTest, LockstepRunnerMatchesLoneSearches) {
+TEST(SearchMctsTest, SearchDriverMatchesLoneSearches) {
   SearchParams params;
   params.leaves_per_round = 4;
   params.dirichlet_epsilon = 0.25f;
@@ -385,13 +385,60 @@ TEST(SearchMctsTest, LockstepRunnerMatchesLoneSearches) {
       searches.back()->StartSearch(150);
       pointers.push_back(searches.back().get());
     }
-    LockstepRunner<TicTacToeGame> runner(evaluator);
-    runner.Run(pointers);
-    EXPECT_GT(runner.max_batch(), 4) << "one batch per round gathers several searches";
+    SearchDriver<TicTacToeGame> driver;
+    driver.Run(evaluator, pointers);
+    EXPECT_GT(driver.stats().max_batch, 4) << "one batch per round gathers several searches";
     for (size_t i = 0; i < fens.size(); ++i) {
       EXPECT_EQ(Describe(*searches[i]), alone[i]) << "search " << i << " gumbel " << gumbel;
     }
   }
+}
+
+TEST(SearchMctsTest, SearchDriverCancelsEverySearchOnAFailureAndCounts) {
+  SearchParams params;
+  params.leaves_per_round = 4;
+  std::vector<std::unique_ptr<Mcts<TicTacToeGame>>> searches;
+  std::vector<Mcts<TicTacToeGame>*> pointers;
+  for (int i = 0; i < 3; ++i) {
+    params.seed = uint64_t(i);
+    searches.push_back(std::make_unique<Mcts<TicTacToeGame>>(params));
+    searches.back()->StartSearch(60);
+    pointers.push_back(searches.back().get());
+  }
+  FailingEvaluator evaluator(3);
+  SearchDriver<TicTacToeGame> driver;
+  EXPECT_THROW(driver.Run(evaluator, pointers), Error);
+  EXPECT_EQ(driver.stats().evaluator_calls, 2) << "the failed call is not counted";
+  for (const Mcts<TicTacToeGame>* search : pointers) ExpectConsistentTree(*search, false);
+  // The searches go on where they were: each ends with its whole budget.
+  driver.Run(evaluator, pointers);
+  for (const Mcts<TicTacToeGame>* search : pointers) {
+    EXPECT_TRUE(search->Done());
+    EXPECT_EQ(search->simulations(), 60);
+    ExpectConsistentTree(*search, false);
+  }
+  const SearchDriverStats& stats = driver.stats();
+  EXPECT_GT(stats.mean_batch(), 4.0) << "one batch per round gathers several searches";
+  EXPECT_EQ(stats.mean_batch(), double(stats.evaluated) / double(stats.evaluator_calls));
+  EXPECT_GE(stats.rounds, stats.evaluator_calls);
+  EXPECT_GT(stats.gather_seconds + stats.evaluate_seconds + stats.apply_seconds, 0.0);
+}
+
+TEST(SearchMctsTest, SearchDriverBatchLimitLeavesTheRestForLater) {
+  std::vector<std::unique_ptr<Mcts<TicTacToeGame>>> searches;
+  std::vector<Mcts<TicTacToeGame>*> pointers;
+  for (int i = 0; i < 3; ++i) {
+    searches.push_back(std::make_unique<Mcts<TicTacToeGame>>());
+    searches.back()->StartSearch(10);
+    pointers.push_back(searches.back().get());
+  }
+  UniformEvaluator<TicTacToeGame> evaluator;
+  SearchDriver<TicTacToeGame> driver;
+  EXPECT_EQ(driver.RunRound(evaluator, pointers, /*max_batch=*/2), 2);
+  EXPECT_EQ(driver.last_scanned(), 2u);
+  EXPECT_EQ(pointers[2]->tree().visits[SearchTree::kRoot], 0) << "the third waits";
+  EXPECT_EQ(driver.RunRound(evaluator, pointers), 3);
+  EXPECT_EQ(driver.last_scanned(), 3u);
 }
 
 TEST(SearchMctsTest, DirichletNoiseChangesRootPriorsDeterministically) {

@@ -1,14 +1,16 @@
 #pragma once
 
-// The search behind the type-erased registry: runs Mcts<G> for a text request and reports in
-// text, and the fixed `vzero bench` workload. Instantiated once per registered game in
-// engine/registry.cc.
+// The command glue of `vzero search` and `vzero bench` behind the type-erased registry
+// (engine/registry.h): runs Mcts<G> for a text request and reports in text, and the fixed bench
+// workload. Instantiated once per registered game in engine/registry.cc; it lives beside the
+// registry, not in engine/search/, which stays the search alone.
 
 #include <time.h>
 
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/core/error.h"
@@ -57,45 +59,46 @@ SearchReport RunVariantSearch(const SearchRequest& request) {
   const typename G::Position& root = game.position();
   const Color side = G::SideToMove(root);
 
-  SearchReport report;
-  report.fen = G::FormatPosition(root);
-  report.side_to_move = side;
-  report.outcome = result.root_outcome;
-  if (result.best_move != kNullMove) {
-    report.best_move = G::FormatMove(root, result.best_move);
-    report.best_move_display = G::FormatDisplayMove(root, result.best_move);
-  }
+  std::vector<SearchMoveReport> moves;
   for (const RootMoveStats& stats : result.moves) {
-    SearchMoveReport move;
-    move.move = G::FormatMove(root, stats.move);
-    move.display = G::FormatDisplayMove(root, stats.move);
-    move.action = stats.action;
-    move.visits = stats.visits;
-    move.prior = stats.prior;
-    move.q = stats.q;
-    move.wdl = stats.wdl;
-    move.policy_target = stats.policy_target;
-    move.proven = ProvenName(stats.proven, side);
-    move.proven_plies = stats.proven_plies;
-    report.moves.push_back(move);
+    moves.push_back({.move = G::FormatMove(root, stats.move),
+                     .display = G::FormatDisplayMove(root, stats.move),
+                     .action = stats.action,
+                     .visits = stats.visits,
+                     .prior = stats.prior,
+                     .q = stats.q,
+                     .wdl = stats.wdl,
+                     .policy_target = stats.policy_target,
+                     .proven = ProvenName(stats.proven, side),
+                     .proven_plies = stats.proven_plies});
   }
+  std::vector<std::string> pv, pv_display;
   typename G::Position position = root;
   for (Move move : result.pv) {
-    report.pv.push_back(G::FormatMove(position, move));
-    report.pv_display.push_back(G::FormatDisplayMove(position, move));
+    pv.push_back(G::FormatMove(position, move));
+    pv_display.push_back(G::FormatDisplayMove(position, move));
     G::ApplyMove(position, move);
   }
-  report.root_visits = result.root_visits;
-  report.root_q = result.root_q;
-  report.root_wdl = result.root_wdl;
-  report.proven = ProvenName(result.proven, side);
-  report.proven_plies = result.proven_plies;
-  report.simulations = result.simulations;
-  report.nodes = result.nodes;
-  report.node_cap_reached = result.node_cap_reached;
-  report.tree_full = result.tree_full;
-  report.seconds = seconds;
-  return report;
+  const bool has_move = result.best_move != kNullMove;
+  return SearchReport{
+      .fen = G::FormatPosition(root),
+      .side_to_move = side,
+      .outcome = result.root_outcome,
+      .best_move = has_move ? G::FormatMove(root, result.best_move) : "",
+      .best_move_display = has_move ? G::FormatDisplayMove(root, result.best_move) : "",
+      .moves = std::move(moves),
+      .pv = std::move(pv),
+      .pv_display = std::move(pv_display),
+      .root_visits = result.root_visits,
+      .root_q = result.root_q,
+      .root_wdl = result.root_wdl,
+      .proven = ProvenName(result.proven, side),
+      .proven_plies = result.proven_plies,
+      .simulations = result.simulations,
+      .nodes = result.nodes,
+      .node_cap_reached = result.node_cap_reached,
+      .tree_full = result.tree_full,
+      .seconds = seconds};
 }
 
 // The bench positions of a game: the start position and the positions after 10, 20 and 40 plies
