@@ -13,7 +13,7 @@
 
 #include "engine/alphabeta/evaluation.h"
 #include "engine/core/zobrist.h"
-#include "engine/dispatch.h"
+#include "engine/games.h"
 #include "arena/match_games.h"
 #include "arena/player.h"
 #include "arena/record.h"

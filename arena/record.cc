@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/dispatch.h"
+#include "engine/games.h"
 
 namespace vz {
 

@@ -1,10 +1,9 @@
 #include <cuda_runtime.h>
 
-#include <string_view>
-
 #include "cuda/cuda_check.h"
 #include "cuda/device_buffer.h"
 #include "cuda/rules_kernels.h"
+#include "engine/core/error.h"
 #include "engine/games.h"
 
 namespace vz::cuda {
@@ -32,23 +31,30 @@ void Launch(void* positions, int32_t* legal_counts, int count, cudaStream_t stre
   VZ_CUDA_CHECK(cudaGetLastError());
 }
 
-template <class... Gs>
-bool Dispatch(GameList<Gs...>, const char* name, void* positions, int32_t* legal_counts, int count,
-              cudaStream_t stream) {
-  bool found = false;
-  ((std::string_view(name) == std::string_view(Gs::kName)
-        ? (Launch<Gs>(positions, legal_counts, count, stream), found = true)
-        : false),
-   ...);
-  return found;
-}
+// Launch<G> for the game G that WithGameAt picks.
+struct LaunchFor {
+  void* positions;
+  int32_t* legal_counts;
+  int count;
+  cudaStream_t stream;
+  template <class G>
+  void operator()() const {
+    Launch<G>(positions, legal_counts, count, stream);
+  }
+};
 
 }  // namespace
 
 bool LaunchCountAndPlayFirst(const char* variant_name, void* positions, int32_t* legal_counts,
                              int count, void* stream) {
-  return Dispatch(AllGames{}, variant_name, positions, legal_counts, count,
-                  static_cast<cudaStream_t>(stream));
+  int index = 0;
+  try {
+    index = GameIndex(variant_name);  // the one lookup by name (engine/games.h)
+  } catch (const Error&) {
+    return false;
+  }
+  WithGameAt(index, LaunchFor{positions, legal_counts, count, static_cast<cudaStream_t>(stream)});
+  return true;
 }
 
 }  // namespace vz::cuda

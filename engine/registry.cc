@@ -67,28 +67,27 @@ const Variant* VariantOf() {
   return &variant;
 }
 
+// The Variants in AllGames order, so that GameIndex indexes them.
 template <class... Gs>
-std::vector<const Variant*> MakeVariants(GameList<Gs...>) {
-  std::vector<const Variant*> variants = {VariantOf<Gs>()...};
-  std::sort(variants.begin(), variants.end(),
-            [](const Variant* a, const Variant* b) { return a->name() < b->name(); });
+const std::vector<const Variant*>& VariantsInGameOrder(GameList<Gs...>) {
+  static const std::vector<const Variant*> variants = {VariantOf<Gs>()...};
   return variants;
 }
 
 }  // namespace
 
 const std::vector<const Variant*>& AllVariants() {
-  static const std::vector<const Variant*> variants = MakeVariants(AllGames{});
+  static const std::vector<const Variant*> variants = [] {
+    std::vector<const Variant*> sorted = VariantsInGameOrder(AllGames{});
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Variant* a, const Variant* b) { return a->name() < b->name(); });
+    return sorted;
+  }();
   return variants;
 }
 
 const Variant& FindVariant(std::string_view name) {
-  std::string known;
-  for (const Variant* variant : AllVariants()) {
-    if (variant->name() == name) return *variant;
-    known += (known.empty() ? "" : ", ") + std::string(variant->name());
-  }
-  throw Error("unknown variant '" + std::string(name) + "' (known: " + known + ")");
+  return *VariantsInGameOrder(AllGames{})[GameIndex(name)];
 }
 
 }  // namespace vz

@@ -67,7 +67,8 @@ class Variant {
 // Every registered game, in name order.
 const std::vector<const Variant*>& AllVariants();
 
-// The game called `name`. Throws vz::Error listing the known names if there is none.
+// The game called `name` (looked up by GameIndex, engine/games.h). Throws its vz::Error listing
+// the known names if there is none.
 const Variant& FindVariant(std::string_view name);
 
 }  // namespace vz

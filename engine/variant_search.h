@@ -45,7 +45,7 @@ SearchReport RunVariantSearch(const SearchRequest& request) {
     evaluator = std::make_unique<RolloutEvaluator<G>>(request.params.seed, request.rollout_playouts,
                                                       request.rollout_max_plies);
   } else if (request.evaluator == "net") {
-    evaluator = MakeNetEvaluator<G>(request.net, request.device);
+    evaluator = LoadNetEvaluator<G>(request.net, request.device);
   } else {
     throw Error("unknown evaluator '" + request.evaluator + "' (known: uniform, rollout, net)");
   }

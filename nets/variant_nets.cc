@@ -15,31 +15,6 @@
 namespace vz::nets {
 namespace {
 
-// Calls f.template operator()<G>() for the game G called `name`; throws vz::Error listing the
-// names if there is none.
-template <class F, class... Gs>
-auto DispatchGame(std::string_view name, F&& f, GameList<Gs...>) {
-  using Result =
-      decltype(f.template operator()<typename std::tuple_element<0, std::tuple<Gs...>>::type>());
-  Result result{};
-  bool found = false;
-  ((!found && name == std::string_view(Gs::kName)
-        ? (result = f.template operator()<Gs>(), found = true)
-        : false),
-   ...);
-  if (!found) {
-    std::string known;
-    ((known += (known.empty() ? "" : ", ") + std::string(Gs::kName)), ...);
-    throw Error(fmt::format("unknown game '{}' (known: {})", name, known));
-  }
-  return result;
-}
-
-template <class F>
-auto Dispatch(std::string_view name, F&& f) {
-  return DispatchGame(name, std::forward<F>(f), AllGames{});
-}
-
 // `count` positions from fixed pseudo-random games (SplitMix64 from seed 1), with their legal
 // moves; positions are taken every ply, games restart when they end.
 template <Game G>
@@ -60,14 +35,11 @@ void FillBatch(EvalBatch<G>& batch, int count) {
 }  // namespace
 
 NetFile FreshNetForVariant(std::string_view variant, std::string_view preset, uint64_t seed) {
-  return Dispatch(variant, [&]<Game G>() { return FreshNetForGame<G>(preset, seed); });
+  return WithGame(variant, [&]<Game G>() { return FreshNetForGame<G>(preset, seed); });
 }
 
 void CheckNetForItsGame(const NetFile& net, std::string_view source) {
-  Dispatch(net.game, [&]<Game G>() {
-    CheckNetForGame<G>(net, source);
-    return 0;
-  });
+  WithGame(net.game, [&]<Game G>() { CheckNetForGame<G>(net, source); });
 }
 
 std::map<std::string, std::string> NetFilesByGame(const std::vector<std::string>& paths) {
@@ -87,7 +59,7 @@ std::map<std::string, std::string> NetFilesByGame(const std::vector<std::string>
 NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std::string& device,
                          const std::string& precision, const std::vector<int>& batch_sizes,
                          double seconds_per_size) {
-  return Dispatch(net.game, [&]<Game G>() {
+  return WithGame(net.game, [&]<Game G>() {
     int largest = 1;
     for (int size : batch_sizes) {
       if (size < 1 || size > 65536) throw Error(fmt::format("batch size {} is out of range", size));

@@ -15,7 +15,7 @@
 #include "research/board_svg.h"
 #include "research/report.h"
 #include "research/study.h"
-#include "engine/dispatch.h"
+#include "engine/games.h"
 #include "selfplay/game_record.h"
 #include "arena/player.h"
 #include "selfplay/run_dir.h"

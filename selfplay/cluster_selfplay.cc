@@ -20,7 +20,7 @@
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/core/zobrist.h"
-#include "engine/dispatch.h"
+#include "engine/games.h"
 #include "nets/distributed.h"
 #include "nets/net_evaluator.h"
 #include "nets/net_file.h"

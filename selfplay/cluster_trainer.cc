@@ -22,7 +22,7 @@
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/core/zobrist.h"
-#include "engine/dispatch.h"
+#include "engine/games.h"
 #include "nets/augment.h"
 #include "nets/distributed.h"
 #include "nets/fresh_net.h"

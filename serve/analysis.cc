@@ -490,7 +490,7 @@ struct AnalysisEngine::Impl {
     std::string kind;
     const auto net = config.nets.find(std::string(G::kName));
     if (net != config.nets.end()) {
-      evaluator = MakeNetEvaluator<G>(net->second, config.device);
+      evaluator = LoadNetEvaluator<G>(net->second, config.device);
       kind = "net";
     } else {
       // Seeded per position (engine/search/rollout_evaluator.h): a position's value does not
@@ -508,18 +508,8 @@ struct AnalysisEngine::Impl {
     (AddGame<Gs>(), ...);
   }
 
-  GameAnalysisBase* Find(std::string_view name) const {
-    for (const auto& game : games) {
-      if (game->name() == name) return game.get();
-    }
-    return nullptr;
-  }
-
-  std::string Names() const {
-    std::string names;
-    for (const auto& game : games) names += (names.empty() ? "" : ", ") + std::string(game->name());
-    return names;
-  }
+  // The game called `name` (GameIndex, engine/games.h: throws vz::Error on an unknown name).
+  GameAnalysisBase& Find(std::string_view name) const { return *games[GameIndex(name)]; }
 
   int Active() const {
     int total = 0;
@@ -557,11 +547,14 @@ struct AnalysisEngine::Impl {
     } else {
       query->variant = shared.config.default_variant;
     }
-    if (query->variant.empty()) throw QueryError("variant", "missing variant (" + Names() + ")");
-    GameAnalysisBase* game = Find(query->variant);
-    if (game == nullptr) {
-      throw QueryError("variant",
-                       "unknown variant '" + query->variant + "' (known: " + Names() + ")");
+    if (query->variant.empty()) {
+      throw QueryError("variant", "missing variant (" + KnownGameNames() + ")");
+    }
+    GameAnalysisBase* game = nullptr;
+    try {
+      game = &Find(query->variant);
+    } catch (const Error& e) {
+      throw QueryError("variant", e.what());
     }
 
     const auto position = line.find("position");
@@ -700,14 +693,18 @@ AnalysisEngine::AnalysisEngine(const AnalysisConfig& config,
   impl_->shared.sink = std::move(sink);
   impl_->AddGames(AllGames{});
   for (const auto& [variant, path] : config.nets) {
-    if (impl_->Find(variant) == nullptr) {
-      throw Error("analysis: net '" + path + "' is for unknown variant '" + variant +
-                  "' (known: " + impl_->Names() + ")");
+    try {
+      GameIndex(variant);
+    } catch (const Error& e) {
+      throw Error("analysis: net '" + path + "': " + e.what());
     }
   }
-  if (!config.default_variant.empty() && impl_->Find(config.default_variant) == nullptr) {
-    throw Error("analysis: unknown variant '" + config.default_variant +
-                "' (known: " + impl_->Names() + ")");
+  if (!config.default_variant.empty()) {
+    try {
+      GameIndex(config.default_variant);
+    } catch (const Error& e) {
+      throw Error(std::string("analysis: ") + e.what());
+    }
   }
 }
 
@@ -761,9 +758,7 @@ void AnalysisEngine::RunRound() {
 }
 
 std::string AnalysisEngine::EvaluatorKind(std::string_view variant) const {
-  const GameAnalysisBase* game = impl_->Find(variant);
-  if (game == nullptr) throw Error("unknown variant '" + std::string(variant) + "'");
-  return game->kind();
+  return impl_->Find(variant).kind();
 }
 
 int64_t AnalysisEngine::evaluator_calls() const { return impl_->shared.evaluator_calls; }

@@ -20,7 +20,7 @@
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/core/game_state.h"
-#include "engine/dispatch.h"
+#include "engine/games.h"
 #include "engine/search/evaluator_registry.h"
 #include "engine/search/mcts.h"
 #include "engine/search/rollout_evaluator.h"
@@ -276,7 +276,7 @@ void PlaySession::Run() {
     std::unique_ptr<Evaluator<G>> evaluator;
     std::string name;
     if (!options.net.empty()) {
-      evaluator = MakeNetEvaluator<G>(options.net, options.device);
+      evaluator = LoadNetEvaluator<G>(options.net, options.device);
       name = "net " + options.net;
     } else {
       evaluator = std::make_unique<RolloutEvaluator<G>>(options.seed);

@@ -16,7 +16,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/game_state.h"
-#include "engine/dispatch.h"
+#include "engine/games.h"
 #include "engine/search/evaluator_registry.h"
 #include "engine/search/mcts.h"
 #include "engine/search/rollout_evaluator.h"
@@ -46,7 +46,7 @@ class GameSession final : public UciSession {
   GameSession(const UciOptions& options, UciOutput& out) {
     if (!options.net_file.empty()) {
       try {
-        evaluator_ = MakeNetEvaluator<G>(options.net_file, options.device);
+        evaluator_ = LoadNetEvaluator<G>(options.net_file, options.device);
         has_net_ = true;
         out.InfoString(fmt::format("NetFile {} loaded for {} on {}", options.net_file, G::kName,
                                    options.device));

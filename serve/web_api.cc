@@ -12,7 +12,7 @@
 #include <system_error>
 
 #include "engine/core/game_state.h"
-#include "engine/dispatch.h"
+#include "engine/games.h"
 #include "engine/registry.h"
 #include "arena/record.h"
 #include "selfplay/run_report.h"

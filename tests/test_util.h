@@ -102,10 +102,10 @@ void ExpectSymmetryMapsPlanesAndMoves(const typename G::Position& p, const typen
 }
 
 // Plays `games` pseudo-random games (SplitMix64 from `seed`) of at most `plies` plies from the
-// start and checks ExpectSymmetryMapsPlanesAndMoves(p, image(p), symmetry) at every position that
-// has a legal move. Returns the number of positions checked (stops at the first fatal failure).
-template <class G, class E, class Image>
-int ExpectSymmetryOverRandomGames(Image image, int symmetry, int games, int plies, uint64_t seed) {
+// start of game G and calls check(position, legal_moves) at every position that has a legal move.
+// Returns the number of positions checked (stops at the first fatal failure).
+template <class G, class Check>
+int ForRandomPositions(int games, int plies, uint64_t seed, Check check) {
   uint64_t state = seed;
   int checked = 0;
   for (int game = 0; game < games; ++game) {
@@ -114,7 +114,7 @@ int ExpectSymmetryOverRandomGames(Image image, int symmetry, int games, int plie
       typename G::MoveList moves;
       G::GenerateMoves(p, moves);
       if (moves.size == 0) break;
-      ExpectSymmetryMapsPlanesAndMoves<G, E>(p, image(p), symmetry);
+      check(p, moves);
       if (::testing::Test::HasFatalFailure()) return checked;
       ++checked;
       state = SplitMix64(state);
@@ -135,6 +135,14 @@ Move ExpectLegalProtocolMove(const GameState<G>& game, const std::string& text) 
   EXPECT_TRUE(game.legal_moves().Contains(move)) << text;
   EXPECT_EQ(G::FormatMove(game.position(), move), text) << "not the protocol form";
   return move;
+}
+
+// ForRandomPositions checking ExpectSymmetryMapsPlanesAndMoves(p, image(p), symmetry).
+template <class G, class E, class Image>
+int ExpectSymmetryOverRandomGames(Image image, int symmetry, int games, int plies, uint64_t seed) {
+  return ForRandomPositions<G>(games, plies, seed, [&](const typename G::Position& p, const auto&) {
+    ExpectSymmetryMapsPlanesAndMoves<G, E>(p, image(p), symmetry);
+  });
 }
 
 }  // namespace vz::testing

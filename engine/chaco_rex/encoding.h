@@ -75,9 +75,7 @@ struct InputEncoding<chaco_rex::ChacoRexGame> {
   }
 
   // Policy index of legal move `m` of `p` (already in the side to move's frame).
-  VZ_HD static int PolicyIndex(const Position& p, Move m) {
-    return chaco_rex::MoveActionIndex(p, m);
-  }
+  VZ_HD static int PolicyIndex(const Position& p, Move m) { return chaco_rex::ActionIndex(p, m); }
 
   // Symmetry 1 mirrors the columns (x -> 18 - x).
   VZ_HD static void SymmetricCell(int symmetry, int row, int column, int& out_row,

@@ -27,7 +27,7 @@
 // - Start: `rnbqbkbnr/pppppppppp/2ppppp2/10/9/10/2PPPPP2/PPPPPPPPPP/RNBQBKBNR w - 0 1`
 //   (White K m1, Q h1, R b1 s1, N d1 q1, B f1 j1 o1; pawns on rank 2 and f3 h3 j3 m3 o3).
 //
-// Encodings: cell indices in engine/chaco_rex/board.h; the Move bit layout and the action (policy)
+// Encodings: cell indices in engine/chaco_rex/tables.h; the Move bit layout and the action (policy)
 // index in engine/chaco_rex/rules.h; text forms in engine/chaco_rex/notation.h (position string of
 // the rules page, protocol moves `h3i4` `a8b9q`, display moves `Cq1-p4` `m5xn6` `a8-b9=D`
 // `Dh1-h9++` with R king, D queen, T rook, B bishop, C knight).
@@ -38,6 +38,7 @@
 #include "engine/chaco_rex/notation.h"
 #include "engine/chaco_rex/position.h"
 #include "engine/chaco_rex/rules.h"
+#include "engine/core/game.h"
 #include "engine/core/types.h"
 
 namespace vz::chaco_rex {
@@ -56,38 +57,40 @@ struct ChacoRexGame {
   static constexpr bool kActionsMayCollide = false;
 
   // The starting position of the rules page.
-  VZ_HD static Position InitialPosition() { return StartPosition(); }
+  VZ_HD static Position InitialPosition() { return chaco_rex::InitialPosition(); }
   // Every legal move of `p` into `moves` (cleared first), draw rules ignored.
   VZ_HD static void GenerateMoves(const Position& p, MoveList& moves) {
-    GenerateLegalMoves(p, moves);
+    chaco_rex::GenerateMoves(p, moves);
   }
   // Plays legal move `m` (from GenerateMoves of this `p`) on `p`.
-  VZ_HD static void ApplyMove(Position& p, Move m) { PlayMove(p, m); }
+  VZ_HD static void ApplyMove(Position& p, Move m) { chaco_rex::ApplyMove(p, m); }
   // Mate/stalemate from the legal-move count, then insufficient material.
   VZ_HD static Outcome LocalOutcome(const Position& p, int num_legal_moves) {
-    return PositionOutcome(p, num_legal_moves);
+    return chaco_rex::LocalOutcome(p, num_legal_moves);
   }
   VZ_HD static uint64_t Hash(const Position& p) { return p.hash; }
-  VZ_HD static uint64_t ComputeHash(const Position& p) { return ComputePositionHash(p); }
-  VZ_HD static uint64_t RepetitionKey(const Position& p) { return PositionRepetitionKey(p); }
+  VZ_HD static uint64_t ComputeHash(const Position& p) { return chaco_rex::ComputeHash(p); }
+  VZ_HD static uint64_t RepetitionKey(const Position& p) { return chaco_rex::RepetitionKey(p); }
   // Policy index in [0, kNumActions) of legal move `m` (layout in rules.h).
-  VZ_HD static int ActionIndex(const Position& p, Move m) { return MoveActionIndex(p, m); }
+  VZ_HD static int ActionIndex(const Position& p, Move m) { return chaco_rex::ActionIndex(p, m); }
   VZ_HD static Color SideToMove(const Position& p) { return Color(p.side_to_move); }
   VZ_HD static bool InCheck(const Position& p) { return chaco_rex::InCheck(p); }
 
   // Text I/O (host only; throws vz::Error on bad text, see notation.h).
-  static Position ParsePosition(std::string_view text) { return ParsePositionString(text); }
-  static std::string FormatPosition(const Position& p) { return FormatPositionString(p); }
+  static Position ParsePosition(std::string_view text) { return chaco_rex::ParsePosition(text); }
+  static std::string FormatPosition(const Position& p) { return chaco_rex::FormatPosition(p); }
   static Move ParseMove(const Position& p, std::string_view text) {
-    return ParseMoveString(p, text);
+    return chaco_rex::ParseMove(p, text);
   }
-  static std::string FormatMove(const Position& p, Move m) { return FormatProtocolMove(p, m); }
+  static std::string FormatMove(const Position& p, Move m) { return chaco_rex::FormatMove(p, m); }
   static std::string FormatDisplayMove(const Position& p, Move m) {
-    return FormatDisplayMoveString(p, m);
+    return chaco_rex::FormatDisplayMove(p, m);
   }
-  static std::string BoardPicture(const Position& p) { return BoardPictureString(p); }
+  static std::string BoardPicture(const Position& p) { return chaco_rex::BoardPicture(p); }
   // The position string's move number (optional member, engine/core/game.h).
   static int MoveNumber(const Position& p) { return int(p.fullmove_number); }
 };
+
+static_assert(Game<ChacoRexGame>);
 
 }  // namespace vz::chaco_rex

@@ -2,12 +2,14 @@
 
 #include <cctype>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/chaco_rex/rules.h"
 #include "engine/core/error.h"
+#include "engine/core/position_text.h"
 
 namespace vz::chaco_rex {
 namespace {
@@ -36,35 +38,9 @@ char FenLetter(uint8_t piece) {
   return PieceColorOf(piece) == 0 ? char(std::toupper(letter)) : letter;
 }
 
-std::vector<std::string> SplitFields(std::string_view text) {
-  std::vector<std::string> fields;
-  std::string current;
-  for (char c : text) {
-    if (c == ' ' || c == '\t') {
-      if (!current.empty()) fields.push_back(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  if (!current.empty()) fields.push_back(current);
-  return fields;
-}
-
-// A non-negative decimal number of at most 9 digits, or -1.
-int64_t ParseCount(const std::string& text) {
-  if (text.empty() || text.size() > 9) return -1;
-  int64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return -1;
-    value = value * 10 + (c - '0');
-  }
-  return value;
-}
-
 Moves LegalMoves(const Position& p) {
   Moves moves;
-  GenerateLegalMoves(p, moves);
+  GenerateMoves(p, moves);
   return moves;
 }
 
@@ -72,7 +48,7 @@ std::string LegalMovesText(const Position& p) {
   const Moves moves = LegalMoves(p);
   if (moves.size == 0) return "none";
   std::string text;
-  for (Move m : moves) text += (text.empty() ? "" : " ") + FormatProtocolMove(p, m);
+  for (Move m : moves) text += (text.empty() ? "" : " ") + FormatMove(p, m);
   return text;
 }
 
@@ -81,10 +57,10 @@ bool IsCapture(const Position& p, Move m) { return IsEnPassant(m) || p.board[Mov
 // 0: no check, 1: check, 2: mate, after `m` is played on `p`.
 int CheckState(const Position& p, Move m) {
   Position child = p;
-  PlayMove(child, m);
+  ApplyMove(child, m);
   if (!InCheck(child)) return 0;
   Moves replies;
-  GenerateLegalMoves(child, replies);
+  GenerateMoves(child, replies);
   return replies.size == 0 ? 2 : 1;
 }
 
@@ -120,7 +96,7 @@ std::string ValidityProblem(const Position& p) {
   }
   const Bitboard edge_pawns = p.by_type[kPawn] & (Steps().rank[1] | Steps().rank[9]);
   if (edge_pawns) {
-    const int cell = LowestCell(edge_pawns);
+    const int cell = LowestBit(edge_pawns);
     return std::string(kColorNames[PieceColorOf(p.board[cell])]) + " pawn on " + CellName(cell) +
            " (no pawn may stand on rank 1 or 9)";
   }
@@ -177,9 +153,10 @@ std::string ValidityProblem(const Position& p) {
   return "";
 }
 
-Position ParsePositionString(std::string_view text) {
+Position ParsePosition(std::string_view text) {
   const std::string quoted = "position '" + std::string(text) + "'";
-  const std::vector<std::string> fields = SplitFields(text);
+  std::vector<std::string> fields;
+  for (std::string_view field : SplitBlanks(text)) fields.emplace_back(field);
   if (fields.size() != 5) {
     throw Error(quoted + ": expected 5 fields (ranks, side, en-passant cell, half-move clock, " +
                 "move number), got " + std::to_string(fields.size()));
@@ -203,13 +180,14 @@ Position ParsePositionString(std::string_view text) {
     } else if (c >= '0' && c <= '9') {
       size_t end = i;
       while (end < ranks.size() && ranks[end] >= '0' && ranks[end] <= '9') ++end;
-      const int64_t count = ParseCount(ranks.substr(i, end - i));
-      if (count < 1 || ranks[i] == '0' || count > CellsInRank(y) - filled) {
+      const std::optional<uint32_t> count =
+          ParseCounter(std::string_view(ranks).substr(i, end - i), 1, uint32_t(CellsInRank(y)));
+      if (!count || ranks[i] == '0' || int(*count) > CellsInRank(y) - filled) {
         throw Error(quoted + ": rank " + std::to_string(y) + " has a bad empty-cell count '" +
                     ranks.substr(i, end - i) + "' (rank " + std::to_string(y) + " has " +
                     std::to_string(CellsInRank(y)) + " cells)");
       }
-      filled += int(count);
+      filled += int(*count);
       i = end - 1;
     } else {
       const char lower = char(std::tolower(static_cast<unsigned char>(c)));
@@ -244,23 +222,23 @@ Position ParsePositionString(std::string_view text) {
       throw Error(quoted + ": en-passant field: " + error.what());
     }
   }
-  const int64_t halfmove = ParseCount(fields[3]);
-  if (halfmove < 0) {
+  const std::optional<uint32_t> halfmove = ParseCounter(fields[3], 0, kMaxCounter);
+  if (!halfmove) {
     throw Error(quoted + ": half-move clock '" + fields[3] + "' is not a number 0..999999999");
   }
-  const int64_t fullmove = ParseCount(fields[4]);
-  if (fullmove < 1) {
+  const std::optional<uint32_t> fullmove = ParseCounter(fields[4], 1, kMaxCounter);
+  if (!fullmove) {
     throw Error(quoted + ": move number '" + fields[4] + "' is not a number 1..999999999");
   }
-  p.halfmove_clock = uint32_t(halfmove);
-  p.fullmove_number = uint32_t(fullmove);
-  p.hash = ComputePositionHash(p);
+  p.halfmove_clock = *halfmove;
+  p.fullmove_number = *fullmove;
+  p.hash = ComputeHash(p);
   const std::string problem = ValidityProblem(p);
   if (!problem.empty()) throw Error(quoted + " is not valid: " + problem);
   return p;
 }
 
-std::string FormatPositionString(const Position& p) {
+std::string FormatPosition(const Position& p) {
   std::string text;
   for (int y = kNumRanks; y >= 1; --y) {
     int empty = 0;
@@ -282,13 +260,13 @@ std::string FormatPositionString(const Position& p) {
   return text;
 }
 
-std::string FormatProtocolMove(const Position&, Move m) {
+std::string FormatMove(const Position&, Move m) {
   std::string text = CellName(MoveFrom(m)) + CellName(MoveTo(m));
   if (MovePromotion(m)) text += kFenLetters[MovePromotion(m)];
   return text;
 }
 
-std::string FormatDisplayMoveString(const Position& p, Move m) {
+std::string FormatDisplayMove(const Position& p, Move m) {
   std::string text;
   const int type = PieceTypeOf(p.board[MoveFrom(m)]);
   if (type != kPawn) text += kDisplayLetters[type];
@@ -302,7 +280,7 @@ std::string FormatDisplayMoveString(const Position& p, Move m) {
   return text;
 }
 
-Move ParseMoveString(const Position& p, std::string_view text) {
+Move ParseMove(const Position& p, std::string_view text) {
   const std::string quoted = "move '" + std::string(text) + "'";
   const std::string s(text);
   const std::string form_help =
@@ -310,8 +288,7 @@ Move ParseMoveString(const Position& p, std::string_view text) {
       "Dh1-h9++)";
   const Moves legal = LegalMoves(p);
   auto illegal = [&](const std::string& why) {
-    return Error(quoted + why + " in " + FormatPositionString(p) +
-                 "; legal moves: " + LegalMovesText(p));
+    return Error(quoted + why + " in " + FormatPosition(p) + "; legal moves: " + LegalMovesText(p));
   };
 
   // Protocol form: from, to, optional promotion letter.
@@ -434,7 +411,7 @@ Move ParseMoveString(const Position& p, std::string_view text) {
   return found;
 }
 
-std::string BoardPictureString(const Position& p) {
+std::string BoardPicture(const Position& p) {
   std::string picture;
   for (int y = kNumRanks; y >= 1; --y) {
     std::string line(2 + kNumFiles, ' ');

@@ -5,7 +5,7 @@
 // The rules themselves are summarised at the top of engine/chaco_rex/game.h.
 //
 // Move bit layout (vz::Move::raw):
-//   bits  0..6   from cell (0..84, see engine/chaco_rex/board.h)
+//   bits  0..6   from cell (0..84, see engine/chaco_rex/tables.h)
 //   bits  7..13  to cell
 //   bits 14..16  promotion piece type (kKnight, kBishop, kRook, kQueen), 0 if none
 //   bit  17      en-passant capture (the captured pawn stands beside `from`, across `to`)
@@ -22,8 +22,8 @@
 
 #include <cstdint>
 
-#include "engine/chaco_rex/board.h"
 #include "engine/chaco_rex/position.h"
+#include "engine/chaco_rex/tables.h"
 #include "engine/core/types.h"
 
 namespace vz::chaco_rex {
@@ -48,6 +48,38 @@ VZ_HD constexpr int MoveTo(Move m) { return int((m.raw >> 7) & 127); }
 VZ_HD constexpr int MovePromotion(Move m) { return int((m.raw >> 14) & 7); }
 VZ_HD constexpr bool IsEnPassant(Move m) { return (m.raw & kEnPassantFlag) != 0; }
 VZ_HD constexpr bool IsDoubleStep(Move m) { return (m.raw & kDoubleStepFlag) != 0; }
+
+// The hash of `p` computed from its pieces, side and en-passant cell (ignores p.hash).
+VZ_HD inline uint64_t ComputeHash(const Position& p) {
+  uint64_t hash = 0;
+  for (int cell = 0; cell < kNumCells; ++cell) {
+    if (p.board[cell]) hash ^= PieceKey(p.board[cell], cell);
+  }
+  if (p.side_to_move) hash ^= SideKey();
+  if (p.en_passant_cell >= 0) hash ^= EnPassantKey(p.en_passant_cell);
+  return hash;
+}
+
+// The starting position of the rules page.
+VZ_HD inline Position InitialPosition() {
+  Position p = EmptyPosition();
+  constexpr uint8_t kBackRank[9] = {kRook, kKnight, kBishop, kQueen, kBishop,
+                                    kKing, kBishop, kKnight, kRook};
+  for (int i = 0; i < 9; ++i) {
+    PutPiece(p, MakePiece(0, kBackRank[i]), CellIndex(2 * i + 1, 1));
+    PutPiece(p, MakePiece(1, kBackRank[i]), CellIndex(2 * i + 1, 9));
+  }
+  for (int i = 0; i < 10; ++i) {
+    PutPiece(p, MakePiece(0, kPawn), CellIndex(2 * i, 2));
+    PutPiece(p, MakePiece(1, kPawn), CellIndex(2 * i, 8));
+  }
+  for (int x = 5; x <= 13; x += 2) {  // f h j m o
+    PutPiece(p, MakePiece(0, kPawn), CellIndex(x, 3));
+    PutPiece(p, MakePiece(1, kPawn), CellIndex(x, 7));
+  }
+  p.hash = ComputeHash(p);
+  return p;
+}
 
 // The cell of the pawn an en-passant move from `from` to `to` removes: on the mover's rank, on
 // the other side of `to` (two file letters = one index step along the rank).
@@ -195,7 +227,7 @@ VZ_HD VZ_FORCE_INLINE void GeneratePawnMoves(const Position& p, List& list, Bitb
 // Fills `list` (cleared first) with every legal move of `p`. Checks and pins are found once from
 // the king's lines, so only king moves and en-passant captures are tested by playing them out.
 template <class List>
-VZ_HD void GenerateLegalMoves(const Position& p, List& list) {
+VZ_HD void GenerateMoves(const Position& p, List& list) {
   list.Clear();
   const StepTables& t = Steps();
   const int us = p.side_to_move, them = us ^ 1;
@@ -299,7 +331,7 @@ VZ_HD void GenerateLegalMoves(const Position& p, List& list) {
 
 // Plays the legal move `m` on `p`: pieces, mailbox, en-passant cell, counters, side and the hash
 // (updated incrementally).
-VZ_HD inline void PlayMove(Position& p, Move m) {
+VZ_HD inline void ApplyMove(Position& p, Move m) {
   const int from = MoveFrom(m), to = MoveTo(m);
   const int us = p.side_to_move;
   const uint8_t piece = p.board[from];
@@ -360,7 +392,7 @@ VZ_HD inline bool InsufficientMaterial(const Position& p) {
 
 // Checkmate and stalemate first (from `num_legal_moves`, the number of legal moves of `p`), then
 // insufficient material. Repetition needs history and is left to the host (vz::GameState).
-VZ_HD inline Outcome PositionOutcome(const Position& p, int num_legal_moves) {
+VZ_HD inline Outcome LocalOutcome(const Position& p, int num_legal_moves) {
   if (num_legal_moves == 0) {
     if (InCheck(p)) return {WinFor(Color(p.side_to_move ^ 1)), Reason::kCheckmate};
     return {Status::kDraw, Reason::kStalemate};
@@ -371,7 +403,7 @@ VZ_HD inline Outcome PositionOutcome(const Position& p, int num_legal_moves) {
 
 // The repetition key: the hash without the en-passant cell unless an en-passant capture is
 // legal (FIDE: positions differ only if the capture is really possible).
-VZ_HD inline uint64_t PositionRepetitionKey(const Position& p) {
+VZ_HD inline uint64_t RepetitionKey(const Position& p) {
   if (p.en_passant_cell < 0) return p.hash;
   Move unused[2];
   if (LegalEnPassantMoves(p, unused) > 0) return p.hash;
@@ -379,7 +411,7 @@ VZ_HD inline uint64_t PositionRepetitionKey(const Position& p) {
 }
 
 // Action index of legal move `m` of `p` (layout above).
-VZ_HD inline int MoveActionIndex(const Position& p, Move m) {
+VZ_HD inline int ActionIndex(const Position& p, Move m) {
   const Geometry& g = CellGeometry();
   int from = MoveFrom(m), to = MoveTo(m);
   if (p.side_to_move == 1) {

@@ -35,7 +35,7 @@
 //
 // Move bit layout and the action (policy index) encoding: engine/chad/rules.h, top of file
 // (from * 96 + slide/leap kind, in the side-to-move frame; kNumActions = 13824).
-// Board layout (192-bit bitboards, square = 12 * rank + file): engine/chad/bitboard.h.
+// Board layout (192-bit bitboards, square = 12 * rank + file): engine/chad/tables.h.
 
 #include <string>
 #include <string_view>

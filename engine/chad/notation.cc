@@ -1,10 +1,12 @@
 #include "engine/chad/notation.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/core/position_text.h"
 
 namespace vz::chad {
 namespace {
@@ -14,8 +16,6 @@ constexpr char kPieceLetter[2][3] = {{'R', 'Q', 'K'}, {'r', 'q', 'k'}};
 constexpr const char* kKindWord[3] = {"rook", "queen", "king"};
 
 using List = vz::MoveList<kMaxMoves>;
-
-std::string Quote(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 [[noreturn]] void PositionError(std::string_view text, const std::string& what) {
   throw Error("position " + Quote(text) + ": " + what);
@@ -38,24 +38,15 @@ int ReadSquare(std::string_view text, size_t& pos) {
   return SquareOf(file, rank - 1);
 }
 
-uint32_t ParseCounter(std::string_view text, std::string_view field, const char* name,
-                      uint32_t minimum) {
-  if (field.empty() || field.size() > 7) {
+// The counter `field` of position string `text` in [minimum, kMaxCounter]; throws naming it.
+uint32_t ReadCounter(std::string_view text, std::string_view field, const char* name,
+                     uint32_t minimum) {
+  const std::optional<uint32_t> value = ParseCounter(field, minimum, kMaxCounter);
+  if (!value) {
     PositionError(text, std::string(name) + " " + Quote(field) + " is not a number in " +
                             std::to_string(minimum) + ".." + std::to_string(kMaxCounter));
   }
-  uint32_t value = 0;
-  for (char c : field) {
-    if (c < '0' || c > '9') {
-      PositionError(text, std::string(name) + " " + Quote(field) + " is not a number");
-    }
-    value = value * 10 + uint32_t(c - '0');
-  }
-  if (value < minimum || value > kMaxCounter) {
-    PositionError(text, std::string(name) + " " + Quote(field) + " is out of range " +
-                            std::to_string(minimum) + ".." + std::to_string(kMaxCounter));
-  }
-  return value;
+  return *value;
 }
 
 std::string LegalMoveList(const Position& position) {
@@ -166,17 +157,7 @@ std::string SquareName(int square) {
 }
 
 Position ParsePosition(std::string_view text) {
-  std::vector<std::string_view> fields;
-  for (size_t i = 0; i < text.size();) {
-    if (text[i] == ' ' || text[i] == '\t') {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < text.size() && text[j] != ' ' && text[j] != '\t') ++j;
-    fields.push_back(text.substr(i, j - i));
-    i = j;
-  }
+  const std::vector<std::string_view> fields = SplitBlanks(text);
   if (fields.size() != 4) {
     PositionError(text,
                   "expected 4 fields (board, side to move, half-move count, move number), "
@@ -270,8 +251,8 @@ Position ParsePosition(std::string_view text) {
   } else {
     PositionError(text, "side to move " + Quote(fields[1]) + " must be w or b");
   }
-  p.halfmove_clock = ParseCounter(text, fields[2], "half-move count", 0);
-  p.move_number = ParseCounter(text, fields[3], "move number", 1);
+  p.halfmove_clock = ReadCounter(text, fields[2], "half-move count", 0);
+  p.move_number = ReadCounter(text, fields[3], "move number", 1);
 
   const int waiting = 1 - int(p.side);
   if (SquareAttacked(p, p.king[waiting], p.pieces[0] | p.pieces[1], int(p.side))) {

@@ -1,11 +1,12 @@
 #pragma once
 
-// The Chad rule core: position, move generation, apply, check, outcome, hashing and the policy
-// index. Everything here is VZ_HD (host and CUDA device): no heap, no exceptions, no std
-// containers. The rules themselves are summarised at the top of engine/chad/game.h.
+// The Chad rule core over the Position of engine/chad/position.h: move generation, apply, check,
+// outcome, hashing and the policy index. Everything here is VZ_HD (host and CUDA device): no heap,
+// no exceptions, no std containers. The rules themselves are summarised at the top of
+// engine/chad/game.h.
 //
 // Move bit layout (vz::Move::raw; all other bits zero):
-//   bits  0..7   from square (0..143, see engine/chad/bitboard.h for the square numbering)
+//   bits  0..7   from square (0..143, see engine/chad/tables.h for the square numbering)
 //   bits  8..15  to square
 //   bits 16..17  moving piece: 0 rook, 1 queen, 2 king (PieceKind)
 //   bit  18      capture (an enemy rook or queen stands on the to square)
@@ -27,7 +28,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "engine/chad/bitboard.h"
+#include "engine/chad/position.h"
 #include "engine/chad/tables.h"
 #include "engine/core/macros.h"
 #include "engine/core/types.h"
@@ -41,22 +42,6 @@ inline constexpr int kMaxMoves = 352;
 inline constexpr int kActionsPerSquare = 96;
 inline constexpr int kNumActions = kNumSquares * kActionsPerSquare;
 inline constexpr int kMaxRooksPerSide = 8;
-
-// A position. Trivially copyable; 96 bytes.
-// Largest half-move count and move number a position string may hold; ApplyMove saturates there.
-inline constexpr uint32_t kMaxCounter = 1000000;
-
-struct Position {
-  Bitboard pieces[2];           // [color] every piece of that colour, king included
-  Bitboard queens;              // queens of both colours
-  uint64_t hash = 0;            // Zobrist hash of pieces and side to move (counters excluded)
-  uint32_t halfmove_clock = 0;  // plies since the last capture or promotion
-  uint32_t move_number = 1;     // full-move number, starts at 1, grows after Black's move
-  uint8_t king[2] = {0, 0};     // [color] king square
-  Color side = Color::kWhite;   // side to move
-};
-static_assert(sizeof(Position) == 96);
-static_assert(std::is_trivially_copyable_v<Position>);
 
 // --- moves ---------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 // Network input planes and policy index of Cuarenta (see engine/input_encoding.h).
 //
 // Grid: the 9x9 board with row = rank - 1 and column = file (a = 0); only the 40 light squares
-// (file + rank odd, engine/cuarenta/board.h) are real, and plane 14 marks them.
+// (file + rank odd, engine/cuarenta/tables.h) are real, and plane 14 marks them.
 //
 // Frame: the board seen from the side to move. For White as above; for Black turned half a turn
 // (square i -> 39 - i, (row, column) -> (8 - row, 8 - column)), so the side to move always

@@ -6,7 +6,7 @@
 // - Board: the 40 light squares of a 9x9 board (files a-i, ranks 1-9; a square exists when
 //   file + rank is odd, a=1). Orthogonally adjacent = two real squares apart on a file or rank
 //   ((0,+-2), (+-2,0)); diagonally adjacent = touching corners ((+-1,+-1)). Forward is towards
-//   rank 9 for White. Index mapping and tables: engine/cuarenta/board.h.
+//   rank 9 for White. Index mapping and tables: engine/cuarenta/tables.h.
 // - Start: White K e2, B b1, V a2 i2, C h1, F d1 f1, G c2 g2, P b3 d3 f3 h3; Black the same turned
 //   half a turn (K e8, B h9, V a8 i8, C b9, F d9 f9, G c8 g8, P b7 d7 f7 h7). White moves first.
 // - Every piece captures by moving onto an enemy piece unless said otherwise.
@@ -41,6 +41,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/core/game.h"
 #include "engine/core/types.h"
 #include "engine/cuarenta/notation.h"
 #include "engine/cuarenta/rules.h"
@@ -93,5 +94,7 @@ struct CuarentaGame {
   // The position string's move number (optional member, engine/core/game.h).
   static int MoveNumber(const Position& p) { return int(p.move_number); }
 };
+
+static_assert(Game<CuarentaGame>);
 
 }  // namespace vz::cuarenta

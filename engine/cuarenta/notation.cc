@@ -1,11 +1,12 @@
 #include "engine/cuarenta/notation.h"
 
-#include <charconv>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/core/position_text.h"
 
 namespace vz::cuarenta {
 namespace {
@@ -24,46 +25,6 @@ int TypeFromLetter(char upper) {
 
 char ToUpper(char c) { return c >= 'a' && c <= 'z' ? char(c - 'a' + 'A') : c; }
 char ToLower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
-
-std::string Quote(std::string_view text) { return "'" + std::string(text) + "'"; }
-
-std::vector<std::string_view> SplitFields(std::string_view text, char separator) {
-  std::vector<std::string_view> fields;
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i == text.size() || text[i] == separator) {
-      fields.push_back(text.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return fields;
-}
-
-std::vector<std::string_view> SplitWhitespace(std::string_view text) {
-  std::vector<std::string_view> fields;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() &&
-           (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) {
-      ++i;
-    }
-    const size_t start = i;
-    while (i < text.size() &&
-           !(text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) {
-      ++i;
-    }
-    if (i > start) fields.push_back(text.substr(start, i - start));
-  }
-  return fields;
-}
-
-// Non-negative decimal integer, or -1.
-long ParseCount(std::string_view text) {
-  long value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 0) return -1;
-  return value;
-}
 
 // Square name at text[pos..pos+1], or throws naming `context`.
 int ReadSquare(std::string_view text, size_t pos, std::string_view context) {
@@ -117,12 +78,12 @@ int ParseSquare(std::string_view text, std::string_view context) {
 
 Position ParsePosition(std::string_view text) {
   const std::string where = "position " + Quote(text);
-  const std::vector<std::string_view> fields = SplitWhitespace(text);
+  const std::vector<std::string_view> fields = SplitBlanks(text);
   if (fields.size() != 5) {
     throw Error(where + ": expected 5 fields (ranks, side to move, castling, forty-move count, " +
                 "move number), got " + std::to_string(fields.size()));
   }
-  const std::vector<std::string_view> ranks = SplitFields(fields[0], '/');
+  const std::vector<std::string_view> ranks = SplitAt(fields[0], '/');
   if (ranks.size() != 9) {
     throw Error(where + ": expected 9 ranks separated by '/', got " + std::to_string(ranks.size()));
   }
@@ -176,17 +137,17 @@ Position ParsePosition(std::string_view text) {
   } else {
     throw Error(where + ": castling field " + Quote(fields[2]) + " is not 'w', 'b', 'wb' or '-'");
   }
-  const long forty = ParseCount(fields[3]);
-  if (forty < 0 || forty > 0xFFFF) {
+  const std::optional<uint32_t> forty = ParseCounter(fields[3], 0, 0xFFFF);
+  if (!forty) {
     throw Error(where + ": forty-move count " + Quote(fields[3]) +
                 " is not a number of plies in 0..65535");
   }
-  p.forty_count = uint16_t(forty);
-  const long move_number = ParseCount(fields[4]);
-  if (move_number < 1 || move_number > 0xFFFF) {
+  p.forty_count = uint16_t(*forty);
+  const std::optional<uint32_t> move_number = ParseCounter(fields[4], 1, 0xFFFF);
+  if (!move_number) {
     throw Error(where + ": move number " + Quote(fields[4]) + " is not a number in 1..65535");
   }
-  p.move_number = uint16_t(move_number);
+  p.move_number = uint16_t(*move_number);
 
   for (int color = 0; color < 2; ++color) {
     const std::string side = kColorNames[color];

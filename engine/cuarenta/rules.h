@@ -1,9 +1,9 @@
 #pragma once
 
-// The Cuarenta rule core (VZ_HD: host and CUDA device; no heap, no exceptions): position, legal
-// move generation, apply, check, position-local outcome and the action (policy) index. The rules
-// themselves are summarised in engine/cuarenta/game.h; the board and its index mapping in
-// engine/cuarenta/board.h.
+// The Cuarenta rule core (VZ_HD: host and CUDA device; no heap, no exceptions) over the Position
+// of engine/cuarenta/position.h: legal move generation, apply, check, position-local outcome and
+// the action (policy) index. The rules themselves are summarised in engine/cuarenta/game.h; the
+// board and its index mapping in engine/cuarenta/tables.h.
 //
 // Move bit layout (vz::Move::raw):
 //   bits  0..5   from square (0..39)
@@ -27,7 +27,8 @@
 #include <cstdint>
 
 #include "engine/core/types.h"
-#include "engine/cuarenta/board.h"
+#include "engine/cuarenta/position.h"
+#include "engine/cuarenta/tables.h"
 
 namespace vz::cuarenta {
 
@@ -46,20 +47,6 @@ VZ_HD constexpr uint64_t CastleSquares(int color) {
   return Bit(KingStart(color)) | Bit(CamelStart(color));
 }
 
-// A position: bitboards, a mailbox, side to move, counters and the incremental Zobrist hash
-// (pieces, side to move, castling rights; not the counters). Trivially copyable, 136 bytes.
-struct Position {
-  uint64_t by_color[2];              // [colour] occupied squares
-  uint64_t by_type[kNumPieceTypes];  // [piece type] both colours; [0] unused
-  uint64_t hash;
-  uint8_t board[kNumSquares];  // [square] 0 empty, else colour * 8 + piece type
-  uint8_t king[2];             // [colour] king square
-  uint8_t side_to_move;        // 0 White, 1 Black
-  uint8_t castling;            // bit colour: that side may still castle
-  uint16_t forty_count;        // plies since the last capture or promotion (saturates)
-  uint16_t move_number;        // starts at 1, incremented after Black's move
-};
-
 // Fields of a Move (layout above) and its construction; `promotion` is a PieceType or 0.
 VZ_HD constexpr int MoveFrom(Move move) { return int(move.raw & 63); }
 VZ_HD constexpr int MoveTo(Move move) { return int((move.raw >> 6) & 63); }
@@ -70,38 +57,6 @@ VZ_HD constexpr Move MakeMove(int from, int to, int promotion = 0, bool castling
               uint64_t(castling) << 15};
 }
 
-// Colour (0 White, 1 Black) and PieceType of a non-empty mailbox entry.
-VZ_HD constexpr int PieceColor(uint8_t piece) { return piece >> 3; }
-VZ_HD constexpr int PieceTypeOf(uint8_t piece) { return piece & 7; }
-
-// ---- position editing (also used by the parser) ----
-
-// Places a piece on an empty square, updating bitboards, mailbox, king square and hash.
-VZ_HD inline void PutPiece(Position& p, int color, int type, int square) {
-  p.board[square] = uint8_t(color * 8 + type);
-  p.by_color[color] |= Bit(square);
-  p.by_type[type] |= Bit(square);
-  p.hash ^= PieceKey(color, type, square);
-  if (type == kKing) p.king[color] = uint8_t(square);
-}
-
-// Removes the piece on an occupied square, updating bitboards, mailbox and hash.
-VZ_HD inline void RemovePiece(Position& p, int square) {
-  const uint8_t piece = p.board[square];
-  const int color = PieceColor(piece), type = PieceTypeOf(piece);
-  p.board[square] = 0;
-  p.by_color[color] &= ~Bit(square);
-  p.by_type[type] &= ~Bit(square);
-  p.hash ^= PieceKey(color, type, square);
-}
-
-// No pieces, White to move, no castling rights, counters at their start (hash of nothing).
-VZ_HD inline Position EmptyPosition() {
-  Position p{};
-  p.move_number = 1;
-  return p;
-}
-
 // The Zobrist hash of p from scratch (pieces, side to move, castling rights).
 VZ_HD inline uint64_t ComputeHash(const Position& p) {
   uint64_t hash = 0;
@@ -110,9 +65,9 @@ VZ_HD inline uint64_t ComputeHash(const Position& p) {
       hash ^= PieceKey(PieceColor(p.board[square]), PieceTypeOf(p.board[square]), square);
     }
   }
-  if (p.side_to_move) hash ^= Zobrist().key[kZobristSideKey];
+  if (p.side_to_move) hash ^= CuarentaZobrist().key[kZobristSideKey];
   for (int color = 0; color < 2; ++color) {
-    if (p.castling & (1 << color)) hash ^= Zobrist().key[kZobristCastleKey + color];
+    if (p.castling & (1 << color)) hash ^= CuarentaZobrist().key[kZobristCastleKey + color];
   }
   return hash;
 }
@@ -374,11 +329,11 @@ VZ_HD inline void ApplyMove(Position& p, Move move) {
   for (int color = 0; color < 2; ++color) {
     if ((p.castling >> color & 1) && (touched & CastleSquares(color))) {
       p.castling &= uint8_t(~(1 << color));
-      p.hash ^= Zobrist().key[kZobristCastleKey + color];
+      p.hash ^= CuarentaZobrist().key[kZobristCastleKey + color];
     }
   }
   p.side_to_move = uint8_t(us ^ 1);
-  p.hash ^= Zobrist().key[kZobristSideKey];
+  p.hash ^= CuarentaZobrist().key[kZobristSideKey];
   if (us == 1 && p.move_number < 0xFFFF) ++p.move_number;  // saturates: no wrap to 0
 }
 

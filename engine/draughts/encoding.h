@@ -3,7 +3,7 @@
 // Network input planes and policy index of Portuguese draughts (see engine/input_encoding.h).
 //
 // Frame: the board seen from the side to move. For White the grid is the board as drawn in
-// engine/draughts/board.h with row = rank - 1 and column = file (a = 0); for Black it is turned
+// engine/draughts/tables.h with row = rank - 1 and column = file (a = 0); for Black it is turned
 // half a turn (row -> 7 - row, column -> 7 - column, i.e. square bit s -> 31 - s), so the side to
 // move always plays up the board from row 0. Setup and rules are point-symmetric, so a position
 // and its half-turned colour swap are the same position for the player to move.

@@ -4,7 +4,7 @@
 //
 // Rules as implemented:
 // - 8x8 board, each player's lower-left corner light; only the 32 dark squares are used, numbered
-//   1-32 from White's lower-right corner, right to left, rank by rank (engine/draughts/board.h
+//   1-32 from White's lower-right corner, right to left, rank by rank (engine/draughts/tables.h
 //   draws the map). White's 12 men start on 1-12, Black's on 21-32; White moves first.
 // - A man steps one square diagonally forwards onto an empty square. A king (flying) moves any
 //   number of empty squares along a diagonal, forwards or backwards.
@@ -45,6 +45,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/core/game.h"
 #include "engine/core/types.h"
 #include "engine/draughts/notation.h"
 #include "engine/draughts/rules.h"
@@ -101,5 +102,7 @@ struct DraughtsGame {
   }
   static std::string BoardPicture(const Position& p) { return draughts::BoardPicture(p); }
 };
+
+static_assert(Game<DraughtsGame>);
 
 }  // namespace vz::draughts

@@ -1,48 +1,21 @@
 #include "engine/draughts/notation.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/core/position_text.h"
 
 namespace vz::draughts {
 namespace {
 
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\n' ||
-                           text.front() == '\r')) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\n' ||
-                           text.back() == '\r')) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
-
-std::vector<std::string_view> Split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i == text.size() || text[i] == separator) {
-      parts.push_back(text.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return parts;
-}
-
-// Non-negative decimal number of at most 4 digits, or -1.
+// A square number or counter of at most 4 digits, or -1.
 int ParseNumber(std::string_view text) {
-  if (text.empty() || text.size() > 4) return -1;
-  int value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return -1;
-    value = value * 10 + (c - '0');
-  }
-  return value;
+  const std::optional<uint32_t> value = ParseCounter(text, 0, 9999);
+  return value ? int(*value) : -1;
 }
 
 // ---- capture paths (host-side; slower and more general than the rule core) --------------------
@@ -123,8 +96,8 @@ void AddPieces(std::string_view text, std::string_view field, bool white, uint32
   const std::string where = "position string '" + std::string(text) + "'";
   const char* colour = white ? "White" : "Black";
   if (field.empty()) return;
-  for (std::string_view token : Split(field, ',')) {
-    token = Trim(token);
+  for (std::string_view token : SplitAt(field, ',')) {
+    token = TrimBlanks(token);
     const std::string original(token);
     bool king = false;
     if (!token.empty() && (token[0] == 'K' || token[0] == 'k')) {
@@ -161,11 +134,11 @@ void AddPieces(std::string_view text, std::string_view field, bool white, uint32
 
 Position ParsePosition(std::string_view text) {
   const std::string where = "position string '" + std::string(text) + "'";
-  const std::string_view trimmed = Trim(text);
+  const std::string_view trimmed = TrimBlanks(text);
   if (trimmed.empty()) throw Error(where + ": empty");
-  const std::vector<std::string_view> fields = Split(trimmed, ':');
+  const std::vector<std::string_view> fields = SplitAt(trimmed, ':');
   Position p;
-  const std::string_view side = Trim(fields[0]);
+  const std::string_view side = TrimBlanks(fields[0]);
   if (side == "W" || side == "w") {
     p.side_to_move = Color::kWhite;
   } else if (side == "B" || side == "b") {
@@ -176,11 +149,11 @@ Position ParsePosition(std::string_view text) {
   bool seen[4] = {false, false, false, false};  // W, B, H, T
   int counters[2] = {0, 0};
   for (size_t i = 1; i < fields.size(); ++i) {
-    std::string_view field = Trim(fields[i]);
+    std::string_view field = TrimBlanks(fields[i]);
     if (i + 1 == fields.size() && !field.empty() && field.back() == '.') field.remove_suffix(1);
     if (field.empty()) throw Error(where + ": empty field " + std::to_string(i + 1));
     const char tag = field[0];
-    const std::string_view body = Trim(field.substr(1));
+    const std::string_view body = TrimBlanks(field.substr(1));
     const char* tags = "WBHT";
     const int index = tag == 'W' ? 0 : tag == 'B' ? 1 : tag == 'H' ? 2 : tag == 'T' ? 3 : -1;
     if (index < 0) {
@@ -292,7 +265,7 @@ std::string LegalMovesText(const Position& p) {
 }
 
 Move ParseMove(const Position& p, std::string_view text) {
-  const std::string_view trimmed = Trim(text);
+  const std::string_view trimmed = TrimBlanks(text);
   const std::string quoted = "move '" + std::string(text) + "'";
   if (trimmed.empty()) throw Error("empty move string");
   const bool dash = trimmed.find('-') != std::string_view::npos;
@@ -302,8 +275,8 @@ Move ParseMove(const Position& p, std::string_view text) {
                 ": expected <from>-<to> for a plain move or <from>x...x<to> for a capture");
   }
   std::vector<int> squares;
-  for (std::string_view token : Split(trimmed, dash ? '-' : 'x')) {
-    const int number = ParseNumber(Trim(token));
+  for (std::string_view token : SplitAt(trimmed, dash ? '-' : 'x')) {
+    const int number = ParseNumber(TrimBlanks(token));
     if (number < 1 || number > kNumSquares) {
       throw Error(quoted + ": unknown square '" + std::string(token) + "' (squares are 1-32)");
     }

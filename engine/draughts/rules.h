@@ -1,8 +1,9 @@
 #pragma once
 
-// Portuguese draughts rule core: position, move encoding, legal move generation, apply, outcome.
-// Host and device (VZ_HD); no heap, exceptions, virtual calls or std containers. The rules are
-// summarised in engine/draughts/game.h; square numbering and bit layout in engine/draughts/board.h.
+// Portuguese draughts rule core over the Position of engine/draughts/position.h: move encoding,
+// legal move generation, apply, outcome. Host and device (VZ_HD); no heap, exceptions, virtual
+// calls or std containers. The rules are summarised in engine/draughts/game.h; square numbering
+// and bit layout in engine/draughts/tables.h.
 //
 // Move bit layout (vz::Move::raw, 64 bits):
 //   bits  0- 4  from      bit index of the start square (square number - 1)
@@ -18,7 +19,8 @@
 
 #include "engine/core/macros.h"
 #include "engine/core/types.h"
-#include "engine/draughts/board.h"
+#include "engine/draughts/position.h"
+#include "engine/draughts/tables.h"
 
 namespace vz::draughts {
 
@@ -26,26 +28,11 @@ namespace vz::draughts {
 inline constexpr int kTwentyMovePlies = 40;
 // Moves of the stronger side allowed under the three-kings-against-one rule.
 inline constexpr int kThreeKingsMoves = 12;
-// Counters saturate here; position strings accept values up to it.
-inline constexpr int kMaxCounter = 9999;
 // Upper bound on legal moves. Plain moves: at most 12 kings x 13 squares = 156. Captures have no
 // simple proof of a bound; the generator checks it (VZ_CHECK) rather than overflow.
 inline constexpr int kMaxMoves = 256;
 
 using DraughtsMoveList = MoveList<kMaxMoves>;
-
-struct Position {
-  uint32_t white = 0;  // bit per square: White's pieces
-  uint32_t black = 0;  // Black's pieces
-  uint32_t kings = 0;  // kings of either colour (subset of white | black)
-  // Plies since the last man move or capture (the PDN FEN field :H).
-  uint16_t twenty_move_plies = 0;
-  // Moves made by the stronger side since three kings against one king first appeared (field
-  // :T); 0 whenever the material is anything else.
-  uint16_t three_kings_moves = 0;
-  Color side_to_move = Color::kWhite;
-  uint64_t hash = 0;  // Zobrist hash of pieces and side to move (counters excluded)
-};
 
 VZ_HD constexpr Move MakeMove(int from, int to, uint32_t captured, bool promotion) {
   return Move{uint64_t(from) | uint64_t(to) << 5 | uint64_t(captured) << 10 |

@@ -27,10 +27,12 @@ NetEvaluatorFactory<G>& NetEvaluatorSlot() {
   return slot;
 }
 
-// The evaluator of `net_path` for G. Throws vz::Error if no factory is installed (a build without
-// LibTorch), if `net_path` is empty, or whatever the factory throws.
+// Loads net file `net_path` and returns its evaluator for G, through the installed factory (to
+// build one from a NetFile already in memory, above engine/, see nets::MakeNetEvaluator). Throws
+// vz::Error if no factory is installed (a build without LibTorch), if `net_path` is empty, or
+// whatever the factory throws.
 template <Game G>
-std::unique_ptr<Evaluator<G>> MakeNetEvaluator(const std::string& net_path,
+std::unique_ptr<Evaluator<G>> LoadNetEvaluator(const std::string& net_path,
                                                const std::string& device) {
   const NetEvaluatorFactory<G> factory = NetEvaluatorSlot<G>();
   if (factory == nullptr) {

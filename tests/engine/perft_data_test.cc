@@ -4,13 +4,12 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "engine/core/perft.h"
 #include "engine/games.h"
+#include "tests/engine/game_test_util.h"
 #include "tests/engine/game_types.h"
 
 #ifndef VZ_PERFT_NODE_LIMIT
@@ -21,26 +20,7 @@
 namespace vz {
 namespace {
 
-struct PerftEntry {
-  int depth = 0;
-  uint64_t nodes = 0;
-  std::string fen;
-};
-
-std::vector<PerftEntry> ReadPerftFile(const std::string& path) {
-  std::vector<PerftEntry> entries;
-  std::ifstream file(path);
-  for (std::string line; std::getline(file, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream stream(line);
-    PerftEntry entry;
-    stream >> entry.depth >> entry.nodes >> std::ws;
-    std::getline(stream, entry.fen);
-    EXPECT_FALSE(entry.fen.empty()) << path << ": malformed line '" << line << "'";
-    entries.push_back(entry);
-  }
-  return entries;
-}
+using testing::PerftEntry;
 
 template <class G>
 class VZ_PERFT_SUITE : public ::testing::Test {};
@@ -48,10 +28,8 @@ TYPED_TEST_SUITE(VZ_PERFT_SUITE, testing::AllGameTypes, testing::GameNames);
 
 TYPED_TEST(VZ_PERFT_SUITE, MatchesTable) {
   using G = TypeParam;
-  const std::string path =
-      std::string(VZ_TEST_DATA_DIR) + "/perft/" + std::string(G::kName) + ".txt";
-  const std::vector<PerftEntry> entries = ReadPerftFile(path);
-  ASSERT_FALSE(entries.empty()) << "no perft entries in " << path;
+  const std::vector<PerftEntry> entries = testing::ReadPerftTable(G::kName);
+  ASSERT_FALSE(entries.empty()) << "no perft entries for " << G::kName;
   int checked = 0;
   for (const PerftEntry& entry : entries) {
     if (entry.nodes > VZ_PERFT_NODE_LIMIT) continue;

@@ -25,26 +25,11 @@ namespace vz::fuzz {
     }                                                                                  \
   } while (0)
 
-namespace detail {
-template <class F, class G, class... Rest>
-void VisitIndex(int index, F& f) {
-  if (index == 0) {
-    f.template operator()<G>();
-  } else if constexpr (sizeof...(Rest) > 0) {
-    VisitIndex<F, Rest...>(index - 1, f);
-  }
-}
-template <class F, class... Gs>
-void VisitList(int index, F& f, GameList<Gs...>) {
-  VisitIndex<F, Gs...>(index % int(sizeof...(Gs)), f);
-}
-}  // namespace detail
-
 // Calls `f.template operator()<G>()` for game number `selector` (modulo the number of games) of
 // engine/games.h's AllGames.
 template <class F>
 void WithGameNumber(uint8_t selector, F&& f) {
-  detail::VisitList(int(selector), f, AllGames{});
+  WithGameAt(int(selector) % int(kGameNames.size()), f);
 }
 
 // The lines of `text` without their '\n' (a last line without one included).

@@ -145,7 +145,7 @@ TEST(NetFileTest, NetsForAnotherGameOrEncodingAreRejected) {
             std::string::npos);
   net = TinyDraughtsNet();
   net.game = "go";
-  EXPECT_NE(ErrorOf([&] { CheckNetForItsGame(net, "v.vznet"); }).find("unknown game 'go'"),
+  EXPECT_NE(ErrorOf([&] { CheckNetForItsGame(net, "v.vznet"); }).find("unknown variant 'go'"),
             std::string::npos);
 }
 
@@ -175,7 +175,7 @@ TEST(NetFileTest, PresetsAreNamed) {
   EXPECT_EQ(ErrorOf([&] { PresetArchitectureFor<Draughts>("huge"); }),
             "unknown net preset 'huge' (known: tiny, small, medium, large)");
   EXPECT_EQ(ErrorOf([&] { FreshNetForVariant("go", "tiny", 1); }),
-            "unknown game 'go' (known: portuguese-draughts, cuarenta, chad, chaco-rex)");
+            "unknown variant 'go' (known: chaco-rex, chad, cuarenta, portuguese-draughts)");
 }
 
 // Folding the batch norms into the convolutions (NetRunner's default) must give the outputs of

@@ -34,7 +34,7 @@ TEST_F(TorchBackendTest, LoadsOnFirstUseAndServesTheEvaluatorSlot) {
   EXPECT_TRUE(TorchLoaded());
 
   using G = chad::ChadGame;
-  std::unique_ptr<Evaluator<G>> evaluator = MakeNetEvaluator<G>(path, "cpu");
+  std::unique_ptr<Evaluator<G>> evaluator = LoadNetEvaluator<G>(path, "cpu");
   ASSERT_NE(evaluator, nullptr);
   GameState<G> game;
   EvalBatch<G> batch;

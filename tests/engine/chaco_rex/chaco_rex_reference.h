@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/engine/game_test_util.h"
+
 namespace vz::chaco_rex::reference {
 
 inline const std::string kFiles = "abcdefghijlmnopqrst";
@@ -256,12 +258,9 @@ inline std::vector<RefMove> LegalMoves(const Board& b) {
 }
 
 inline uint64_t Perft(const Board& b, int depth) {
-  if (depth == 0) return 1;
-  const std::vector<RefMove> moves = LegalMoves(b);
-  if (depth == 1) return moves.size();
-  uint64_t total = 0;
-  for (const RefMove& m : moves) total += Perft(Play(b, m), depth - 1);
-  return total;
+  return testing::ReferencePerft(
+      b, depth, [](const Board& board) { return LegalMoves(board); },
+      [](const Board& board, const RefMove& m) { return Play(board, m); });
 }
 
 inline std::vector<std::string> SortedMoveTexts(const Board& b) {

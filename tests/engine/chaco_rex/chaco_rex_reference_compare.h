@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <iterator>
 #include <map>
 #include <random>
 #include <string>
@@ -14,19 +13,11 @@
 
 #include "engine/chaco_rex/game.h"
 #include "tests/engine/chaco_rex/chaco_rex_reference.h"
+#include "tests/engine/game_test_util.h"
 
 namespace vz::chaco_rex::reference {
 
 using G = ChacoRexGame;
-
-inline std::vector<std::string> FastMoveTexts(const G::Position& p) {
-  G::MoveList moves;
-  G::GenerateMoves(p, moves);
-  std::vector<std::string> texts;
-  for (Move m : moves) texts.push_back(G::FormatMove(p, m));
-  std::sort(texts.begin(), texts.end());
-  return texts;
-}
 
 struct CompareStats {
   uint64_t leaves = 0;
@@ -42,24 +33,11 @@ inline void CompareTree(const G::Position& p, const Board& b, int depth, Compare
   const std::vector<RefMove> ref_moves = LegalMoves(b);
   std::map<std::string, RefMove> by_text;
   for (const RefMove& m : ref_moves) by_text[MoveText(m)] = m;
+  const std::string difference =
+      testing::MoveListDifference(testing::SortedMoveTexts<G>(p), SortedMoveTexts(b));
+  if (!difference.empty()) FAIL() << "legal moves differ in " << ToFen(b) << "; " << difference;
   G::MoveList moves;
   G::GenerateMoves(p, moves);
-  std::vector<std::string> texts;
-  for (Move m : moves) texts.push_back(G::FormatMove(p, m));
-  std::sort(texts.begin(), texts.end());
-  const std::vector<std::string> ref_texts = SortedMoveTexts(b);
-  if (texts != ref_texts) {
-    std::vector<std::string> only_fast, only_ref;
-    std::set_difference(texts.begin(), texts.end(), ref_texts.begin(), ref_texts.end(),
-                        std::back_inserter(only_fast));
-    std::set_difference(ref_texts.begin(), ref_texts.end(), texts.begin(), texts.end(),
-                        std::back_inserter(only_ref));
-    std::string fast_list, ref_list;
-    for (const std::string& t : only_fast) fast_list += " " + t;
-    for (const std::string& t : only_ref) ref_list += " " + t;
-    FAIL() << "legal moves differ in " << ToFen(b) << "; only engine:" << fast_list
-           << "; only reference:" << ref_list;
-  }
   if (moves.size == 0 && G::InCheck(p)) ++stats.mates;
   if (depth == 0) {
     ++stats.leaves;
@@ -74,6 +52,16 @@ inline void CompareTree(const G::Position& p, const Board& b, int depth, Compare
     CompareTree(child, Play(b, ref_move), depth - 1, stats);
     if (::testing::Test::HasFatalFailure()) return;
   }
+}
+
+// The reference board of the start position.
+inline Board StartBoard() { return FromFen(G::FormatPosition(G::InitialPosition())); }
+
+// CompareTree over the `depth`-ply tree of the start position.
+inline CompareStats CompareStartTree(int depth) {
+  CompareStats stats;
+  CompareTree(G::InitialPosition(), StartBoard(), depth, stats);
+  return stats;
 }
 
 // Plays `games` random games of at most `max_plies` plies (seeded) and compares every position.

@@ -5,24 +5,21 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "engine/core/perft.h"
 #include "tests/engine/chaco_rex/chaco_rex_reference_compare.h"
+#include "tests/engine/game_test_util.h"
 
 namespace vz::chaco_rex::reference {
 namespace {
 
 TEST(ChacoRexReferenceSlowTest, StartTreeDepth4MatchesNodeByNode) {
-  CompareStats stats;
-  CompareTree(G::InitialPosition(), FromFen(G::FormatPosition(G::InitialPosition())), 4, stats);
-  EXPECT_EQ(stats.leaves, 911316u);
+  EXPECT_EQ(CompareStartTree(4).leaves, 911316u);
 }
 
 TEST(ChacoRexReferenceSlowTest, ReferencePerft5FromTheStart) {
-  const Board start = FromFen(G::FormatPosition(G::InitialPosition()));
+  const Board start = StartBoard();
   EXPECT_EQ(Perft(start, 5), 30968054u);
   EXPECT_EQ(vz::Perft<G>(G::InitialPosition(), 5), 30968054u);
 }
@@ -30,20 +27,12 @@ TEST(ChacoRexReferenceSlowTest, ReferencePerft5FromTheStart) {
 // Every entry of the perft table up to 5,000,000 leaves, recounted by the reference (the deeper
 // start-position entries are covered by the tests above).
 TEST(ChacoRexReferenceSlowTest, ReferenceAgreesWithThePerftTable) {
-  std::ifstream file(std::string(VZ_TEST_DATA_DIR) + "/perft/chaco-rex.txt");
-  ASSERT_TRUE(file.good());
   int checked = 0;
-  for (std::string line; std::getline(file, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream stream(line);
-    int depth = 0;
-    uint64_t nodes = 0;
-    std::string fen;
-    stream >> depth >> nodes >> std::ws;
-    std::getline(stream, fen);
-    if (nodes > 5000000) continue;
-    if (fen == "startpos") fen = G::FormatPosition(G::InitialPosition());
-    EXPECT_EQ(Perft(FromFen(fen), depth), nodes) << depth << " " << fen;
+  for (const testing::PerftEntry& entry : testing::ReadPerftTable(G::kName)) {
+    if (entry.nodes > 5000000) continue;
+    const std::string fen =
+        entry.fen == "startpos" ? G::FormatPosition(G::InitialPosition()) : entry.fen;
+    EXPECT_EQ(Perft(FromFen(fen), entry.depth), entry.nodes) << entry.depth << " " << fen;
     ++checked;
   }
   EXPECT_GT(checked, 20);

@@ -12,13 +12,11 @@ namespace vz::chaco_rex::reference {
 namespace {
 
 TEST(ChacoRexReferenceTest, StartTreeDepth3MatchesNodeByNode) {
-  CompareStats stats;
-  CompareTree(G::InitialPosition(), FromFen(G::FormatPosition(G::InitialPosition())), 3, stats);
-  EXPECT_EQ(stats.leaves, 28692u);
+  EXPECT_EQ(CompareStartTree(3).leaves, 28692u);
 }
 
 TEST(ChacoRexReferenceTest, ReferenceGivesTheIssuePerftValues) {
-  const Board start = FromFen(G::FormatPosition(G::InitialPosition()));
+  const Board start = StartBoard();
   EXPECT_EQ(Perft(start, 1), 30u);
   EXPECT_EQ(Perft(start, 2), 900u);
   EXPECT_EQ(Perft(start, 3), 28692u);

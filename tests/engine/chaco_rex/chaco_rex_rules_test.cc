@@ -12,6 +12,7 @@
 #include "engine/core/error.h"
 #include "engine/core/game_state.h"
 #include "engine/core/perft.h"
+#include "tests/engine/game_test_util.h"
 
 namespace vz::chaco_rex {
 namespace {
@@ -20,14 +21,7 @@ using G = ChacoRexGame;
 
 G::Position Parse(const std::string& fen) { return G::ParsePosition(fen); }
 
-std::vector<std::string> Moves(const G::Position& p) {
-  G::MoveList moves;
-  G::GenerateMoves(p, moves);
-  std::vector<std::string> texts;
-  for (Move m : moves) texts.push_back(G::FormatMove(p, m));
-  std::sort(texts.begin(), texts.end());
-  return texts;
-}
+std::vector<std::string> Moves(const G::Position& p) { return testing::SortedMoveTexts<G>(p); }
 
 // Protocol moves of the piece on `from`, sorted.
 std::vector<std::string> MovesFrom(const G::Position& p, const std::string& from) {
@@ -56,7 +50,7 @@ std::string MakeFen(const std::vector<std::pair<std::string, char>>& pieces, cha
     const std::string types = " pnbrqk";
     PutPiece(p, MakePiece(color, int(types.find(char(std::tolower(letter))))), ParseCell(cell));
   }
-  std::string fen = FormatPositionString(p);
+  std::string fen = FormatPosition(p);
   fen[fen.find(" w ") + 1] = side;
   if (en_passant != "-") fen.replace(fen.find(" - "), 3, " " + en_passant + " ");
   return fen;

@@ -5,6 +5,8 @@
 
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/chad/game.h"
 #include "engine/core/error.h"
@@ -30,6 +32,14 @@ bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+// Each move text of `cases` fails to parse in `p` with a message containing its text.
+void ExpectMoveErrors(const Position& p,
+                      const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& [text, message] : cases) {
+    EXPECT_TRUE(Contains(MoveError(p, text), message)) << text << ": " << MoveError(p, text);
+  }
+}
+
 TEST(ChadNotationTest, StartPositionRoundTrips) {
   const Position p = G::ParsePosition(kStartPosition);
   EXPECT_EQ(G::FormatPosition(p), std::string(kStartPosition));
@@ -40,37 +50,33 @@ TEST(ChadNotationTest, StartPositionRoundTrips) {
 
 TEST(ChadNotationTest, PositionErrorsNameTheFault) {
   const std::string kings = "12/12/12/8k3/12/12/12/12/3K8/12/12/12";
-  EXPECT_TRUE(Contains(PositionError(kings), "expected 4 fields"));
-  EXPECT_TRUE(Contains(PositionError(kings + " w 0 1 x"), "expected 4 fields"));
-  EXPECT_TRUE(Contains(PositionError("12/12/12/8k3/12/12/12/12/3K8/12/12 w 0 1"), "ranks"));
-  EXPECT_TRUE(Contains(PositionError("12/12/12/8k3/12/12/12/12/3K8/12/12/12/12 w 0 1"),
-                       "more than 12 ranks"));
-  EXPECT_TRUE(Contains(PositionError("12/12/12/8k3/12/12/12/12/3K7/12/12/12 w 0 1"),
-                       "rank 4 has 11 squares"));
-  EXPECT_TRUE(Contains(PositionError("12/12/12/8k3/12/12/12/12/3K9/12/12/12 w 0 1"),
-                       "rank 4 has more than 12 squares"));
-  EXPECT_TRUE(
-      Contains(PositionError("13/12/12/8k3/12/12/12/12/3K8/12/12/12 w 0 1"), "empty-square count"));
-  EXPECT_TRUE(Contains(PositionError("0c12/12/12/8k3/12/12/12/12/3K8/12/12/12 w 0 1"),
-                       "empty-square count"));
-  EXPECT_TRUE(Contains(PositionError("12/12/12/8k3/12/12/12/12/3K7N/12/12/12 w 0 1"),
-                       "unknown piece letter 'N'"));
-  EXPECT_TRUE(
-      Contains(PositionError("12/12/12/12/12/12/12/12/3K8/12/12/12 w 0 1"), "Black has 0 kings"));
-  EXPECT_TRUE(
-      Contains(PositionError("12/12/12/8k3/12/12/12/12/3KK7/12/12/12 w 0 1"), "White has 2 kings"));
-  EXPECT_TRUE(Contains(PositionError("12/12/12/8k3/12/12/12/12/5K6/12/12/12 w 0 1"),
-                       "White's king on f4 is outside White's castle"));
-  EXPECT_TRUE(Contains(PositionError("12/12/12/10k1/12/12/12/12/3K8/12/12/12 w 0 1"),
-                       "Black's king on k9 is outside Black's castle"));
-  EXPECT_TRUE(Contains(PositionError("12/12/12/8k3/12/12/12/12/3K8/12/12/RRRRRRRRR3 w 0 1"),
-                       "White has 9 rooks and queens"));
-  EXPECT_TRUE(Contains(PositionError("12/12/12/7Rk3/12/12/12/12/3K8/12/12/12 b 0 1"),
-                       "White rook on h9 stands inside Black's castle"));
-  EXPECT_TRUE(Contains(PositionError(kings + " x 0 1"), "side to move 'x'"));
-  EXPECT_TRUE(Contains(PositionError(kings + " w -1 1"), "half-move count"));
-  EXPECT_TRUE(Contains(PositionError(kings + " w 0 0"), "move number"));
-  EXPECT_TRUE(Contains(PositionError(kings + " w 0 99999999"), "move number"));
+  const std::pair<std::string, std::string> cases[] = {
+      {kings, "expected 4 fields"},
+      {kings + " w 0 1 x", "expected 4 fields"},
+      {"12/12/12/8k3/12/12/12/12/3K8/12/12 w 0 1", "ranks"},
+      {"12/12/12/8k3/12/12/12/12/3K8/12/12/12/12 w 0 1", "more than 12 ranks"},
+      {"12/12/12/8k3/12/12/12/12/3K7/12/12/12 w 0 1", "rank 4 has 11 squares"},
+      {"12/12/12/8k3/12/12/12/12/3K9/12/12/12 w 0 1", "rank 4 has more than 12 squares"},
+      {"13/12/12/8k3/12/12/12/12/3K8/12/12/12 w 0 1", "empty-square count"},
+      {"0c12/12/12/8k3/12/12/12/12/3K8/12/12/12 w 0 1", "empty-square count"},
+      {"12/12/12/8k3/12/12/12/12/3K7N/12/12/12 w 0 1", "unknown piece letter 'N'"},
+      {"12/12/12/12/12/12/12/12/3K8/12/12/12 w 0 1", "Black has 0 kings"},
+      {"12/12/12/8k3/12/12/12/12/3KK7/12/12/12 w 0 1", "White has 2 kings"},
+      {"12/12/12/8k3/12/12/12/12/5K6/12/12/12 w 0 1",
+       "White's king on f4 is outside White's castle"},
+      {"12/12/12/10k1/12/12/12/12/3K8/12/12/12 w 0 1",
+       "Black's king on k9 is outside Black's castle"},
+      {"12/12/12/8k3/12/12/12/12/3K8/12/12/RRRRRRRRR3 w 0 1", "White has 9 rooks and queens"},
+      {"12/12/12/7Rk3/12/12/12/12/3K8/12/12/12 b 0 1",
+       "White rook on h9 stands inside Black's castle"},
+      {kings + " x 0 1", "side to move 'x'"},
+      {kings + " w -1 1", "half-move count"},
+      {kings + " w 0 0", "move number"},
+      {kings + " w 0 99999999", "move number"},
+  };
+  for (const auto& [text, message] : cases) {
+    EXPECT_TRUE(Contains(PositionError(text), message)) << text << ": " << PositionError(text);
+  }
   // The side not to move may not be in check; the side to move may.
   EXPECT_TRUE(Contains(PositionError("12/12/12/8k3/12/12/12/8R3/3K8/12/12/12 w 0 1"),
                        "Black (not to move) is in check"));
@@ -84,13 +90,15 @@ TEST(ChadNotationTest, ProtocolMoves) {
   const Move m = G::ParseMove(start, "c5c11");
   EXPECT_EQ(G::FormatMove(start, m), "c5c11");
   EXPECT_EQ(G::FormatDisplayMove(start, m), "Rc5-c11");
-  EXPECT_TRUE(Contains(MoveError(start, "c5c11q"), "only allowed on a promoting move"));
-  EXPECT_TRUE(Contains(MoveError(start, "d4d5"), "not a legal move; legal moves: "));
-  EXPECT_TRUE(Contains(MoveError(start, "d4d5"), "c5c11"));
-  EXPECT_TRUE(Contains(MoveError(start, "m1m2"), "expected from and to squares"));
-  EXPECT_TRUE(Contains(MoveError(start, "c13c12"), "expected from and to squares"));
-  EXPECT_TRUE(Contains(MoveError(start, "c5c11x"), "unexpected 'x'"));
-  EXPECT_TRUE(Contains(MoveError(start, ""), "empty move"));
+  ExpectMoveErrors(start, {
+                              {"c5c11q", "only allowed on a promoting move"},
+                              {"d4d5", "not a legal move; legal moves: "},
+                              {"d4d5", "c5c11"},
+                              {"m1m2", "expected from and to squares"},
+                              {"c13c12", "expected from and to squares"},
+                              {"c5c11x", "unexpected 'x'"},
+                              {"", "empty move"},
+                          });
   // A promoting move takes an optional q and is printed without it.
   const Position p = G::ParsePosition("12/12/8k3/12/12/12/12/7R4/3K8/12/12/12 w 0 1");
   const Move promote = G::ParseMove(p, "h5h8q");
@@ -106,15 +114,17 @@ TEST(ChadNotationTest, DisplayMovesAndWrongClaims) {
   const Move capture = G::ParseMove(p, "Rg9xh9=Q");
   EXPECT_EQ(capture, G::ParseMove(p, "g9h9"));
   EXPECT_EQ(capture, G::ParseMove(p, "Rg9xh9"));  // =Q may be left out: promotion is automatic
-  EXPECT_TRUE(Contains(MoveError(p, "Qg9xh9=Q"), "is a rook (R), not Q"));
-  EXPECT_TRUE(Contains(MoveError(p, "Rg9-h9=Q"), "'-' but it is a capture"));
-  EXPECT_TRUE(Contains(MoveError(p, "Rg9xg12"), "'x' but it is no capture"));
-  EXPECT_TRUE(Contains(MoveError(p, "Rg9-g12=Q"), "'=Q' but the move does not promote"));
-  EXPECT_TRUE(Contains(MoveError(p, "Rg9-g12+"), "'+' but the move gives no check"));
-  EXPECT_TRUE(Contains(MoveError(p, "Rg9-g12#"), "'#' but the move is not checkmate"));
-  EXPECT_TRUE(Contains(MoveError(p, "Kd4-d9"), "not a legal move"));
-  EXPECT_TRUE(Contains(MoveError(p, "Rg9h9"), "expected '-' or 'x'"));
-  EXPECT_TRUE(Contains(MoveError(p, "Rg9-g12!"), "unexpected '!'"));
+  ExpectMoveErrors(p, {
+                          {"Qg9xh9=Q", "is a rook (R), not Q"},
+                          {"Rg9-h9=Q", "'-' but it is a capture"},
+                          {"Rg9xg12", "'x' but it is no capture"},
+                          {"Rg9-g12=Q", "'=Q' but the move does not promote"},
+                          {"Rg9-g12+", "'+' but the move gives no check"},
+                          {"Rg9-g12#", "'#' but the move is not checkmate"},
+                          {"Kd4-d9", "not a legal move"},
+                          {"Rg9h9", "expected '-' or 'x'"},
+                          {"Rg9-g12!", "unexpected '!'"},
+                      });
   EXPECT_EQ(G::FormatDisplayMove(p, G::ParseMove(p, "d4e5")), "Kd4-e5");
 
   // Check and mate marks: Rb1-b8 mates the king on h8.

@@ -20,15 +20,6 @@ namespace {
 
 using G = ChadGame;
 
-std::vector<std::string> EngineMoves(const Position& p) {
-  G::MoveList list;
-  G::GenerateMoves(p, list);
-  std::vector<std::string> out;
-  for (Move m : list) out.push_back(G::FormatMove(p, m));
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // Mid-game positions from biased random games (also in tests/data/perft/chad.txt).
 const char* const kMidGamePositions[] = {
     "12/12/4R7/7k4/12/12/5R6/3K8/12/q11/10r1/12 w 2 61",
@@ -64,7 +55,8 @@ TEST(ChadReferenceTest, RandomGamesHaveExactlyTheReferenceMoves) {
     Position p = G::InitialPosition();
     for (int ply = 0; ply < 250; ++ply) {
       const std::string fen = G::FormatPosition(p);
-      ASSERT_EQ(EngineMoves(p), reference::LegalMoveTexts(reference::FromFen(fen))) << fen;
+      ASSERT_EQ(testing::SortedMoveTexts<G>(p), reference::LegalMoveTexts(reference::FromFen(fen)))
+          << fen;
       ASSERT_EQ(G::InCheck(p), reference::KingAttacked(reference::FromFen(fen), int(p.side)))
           << fen;
       ++positions;

@@ -11,20 +11,14 @@
 
 #include "engine/chad/game.h"
 #include "engine/core/game_state.h"
+#include "tests/engine/game_test_util.h"
 
 namespace vz::chad {
 namespace {
 
 using G = ChadGame;
 
-std::vector<std::string> Moves(const Position& p) {
-  G::MoveList list;
-  G::GenerateMoves(p, list);
-  std::vector<std::string> out;
-  for (Move m : list) out.push_back(G::FormatMove(p, m));
-  std::sort(out.begin(), out.end());
-  return out;
-}
+std::vector<std::string> Moves(const Position& p) { return testing::SortedMoveTexts<G>(p); }
 
 // Legal moves starting on `from`, protocol form, sorted.
 std::vector<std::string> MovesFrom(const Position& p, const std::string& from) {
@@ -36,12 +30,7 @@ std::vector<std::string> MovesFrom(const Position& p, const std::string& from) {
 }
 
 std::vector<std::string> DisplayMoves(const Position& p) {
-  G::MoveList list;
-  G::GenerateMoves(p, list);
-  std::vector<std::string> out;
-  for (Move m : list) out.push_back(G::FormatDisplayMove(p, m));
-  std::sort(out.begin(), out.end());
-  return out;
+  return testing::SortedMoveTexts<G>(p, /*display=*/true);
 }
 
 // True if `protocol` is legal in `p` and is a capture / promotion as stated.

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/engine/game_test_util.h"
+
 namespace vz::cuarenta::reference {
 
 struct RefMove {
@@ -214,16 +216,13 @@ inline std::vector<RefMove> LegalRef(const RefPosition& p) {
 }
 
 inline uint64_t PerftRef(const RefPosition& p, int depth) {
-  if (depth == 0) return 1;
-  const std::vector<RefMove> moves = LegalRef(p);
-  if (depth == 1) return moves.size();
-  uint64_t total = 0;
-  for (const RefMove& m : moves) {
-    RefPosition child = p;
-    ApplyRef(child, m);
-    total += PerftRef(child, depth - 1);
-  }
-  return total;
+  return testing::ReferencePerft(
+      p, depth, [](const RefPosition& position) { return LegalRef(position); },
+      [](const RefPosition& position, const RefMove& m) {
+        RefPosition child = position;
+        ApplyRef(child, m);
+        return child;
+      });
 }
 
 }  // namespace vz::cuarenta::reference

@@ -32,15 +32,6 @@ const char* const kTestPositions[] = {
     "4/2k2/4/1b3/4/V4/4/2K2/4 b - 0 40",
 };
 
-std::vector<std::string> EngineMoves(const Position& p) {
-  G::MoveList moves;
-  G::GenerateMoves(p, moves);
-  std::vector<std::string> texts;
-  for (Move move : moves) texts.push_back(G::FormatMove(p, move));
-  std::sort(texts.begin(), texts.end());
-  return texts;
-}
-
 std::vector<std::string> ReferenceMoves(const reference::RefPosition& p) {
   std::vector<std::string> texts;
   for (const reference::RefMove& move : reference::LegalRef(p)) {
@@ -59,7 +50,7 @@ std::string Join(const std::vector<std::string>& texts) {
 // Compares the move sets of the engine and the reference at every node to `depth`; each side plays
 // its own moves (matched by protocol string). Returns the number of nodes compared.
 int CompareTree(const Position& p, const reference::RefPosition& ref, int depth) {
-  const std::vector<std::string> engine_moves = EngineMoves(p);
+  const std::vector<std::string> engine_moves = testing::SortedMoveTexts<G>(p);
   const std::vector<std::string> reference_moves = ReferenceMoves(ref);
   EXPECT_EQ(Join(engine_moves), Join(reference_moves)) << G::FormatPosition(p);
   if (engine_moves != reference_moves || depth <= 1) return 1;
@@ -98,7 +89,7 @@ TEST(CuarentaReferenceTest, MoveSetsAgreeAlongRandomGames) {
     for (int ply = 0; ply < 300; ++ply) {
       // Parse the engine's own string: also checks that the reference reads it the same way.
       const std::string fen = G::FormatPosition(p);
-      const std::vector<std::string> engine_moves = EngineMoves(p);
+      const std::vector<std::string> engine_moves = testing::SortedMoveTexts<G>(p);
       ASSERT_EQ(Join(engine_moves), Join(ReferenceMoves(reference::ParseRef(fen)))) << fen;
       ++compared;
       if (engine_moves.empty() || G::LocalOutcome(p, int(engine_moves.size())).IsTerminal()) break;

@@ -9,15 +9,14 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <fstream>
 #include <random>
 #include <set>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "engine/draughts/game.h"
+#include "tests/engine/game_test_util.h"
 
 namespace vz::draughts {
 namespace {
@@ -182,12 +181,9 @@ Board ReferenceApply(Board board, const RefMove& move) {
 }
 
 uint64_t ReferencePerft(const Board& board, int depth) {
-  if (depth == 0) return 1;
-  const std::set<RefMove> moves = ReferenceMoves(board);
-  if (depth == 1) return moves.size();
-  uint64_t total = 0;
-  for (const RefMove& move : moves) total += ReferencePerft(ReferenceApply(board, move), depth - 1);
-  return total;
+  return testing::ReferencePerft(
+      board, depth, [](const Board& b) { return ReferenceMoves(b); },
+      [](const Board& b, const RefMove& move) { return ReferenceApply(b, move); });
 }
 
 std::set<RefMove> EngineMoves(const Position& p) {
@@ -288,18 +284,11 @@ TEST(DraughtsReferenceTest, PerftAgreesFromTheStart) {
 // Every entry of tests/data/perft/portuguese-draughts.txt other than the start position (whose
 // values are published) has been established by both generators: the reference must match it.
 TEST(DraughtsReferenceTest, PerftAgreesWithTheTable) {
-  std::ifstream file(std::string(VZ_TEST_DATA_DIR) + "/perft/portuguese-draughts.txt");
-  ASSERT_TRUE(file.good());
   int checked = 0;
-  for (std::string line; std::getline(file, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream stream(line);
-    int depth = 0;
-    uint64_t nodes = 0;
-    std::string fen;
-    stream >> depth >> nodes >> fen;
-    if (fen == "startpos" || nodes > 3000000) continue;
-    EXPECT_EQ(ReferencePerft(FromPosition(ParsePosition(fen)), depth), nodes) << line;
+  for (const testing::PerftEntry& entry : testing::ReadPerftTable(DraughtsGame::kName)) {
+    if (entry.fen == "startpos" || entry.nodes > 3000000) continue;
+    EXPECT_EQ(ReferencePerft(FromPosition(ParsePosition(entry.fen)), entry.depth), entry.nodes)
+        << entry.depth << " " << entry.fen;
     ++checked;
   }
   EXPECT_GT(checked, 0);

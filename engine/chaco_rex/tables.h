@@ -1,7 +1,8 @@
 #pragma once
 
-// Chaco Rex board geometry: the 85 hexagons, their indices, 128-bit cell sets (bitboards) and the
-// precomputed step, leap and ray tables (host and device copies, see VZ_DEFINE_TABLE).
+// Chaco Rex geometry and tables: the 85 hexagons, their indices, 128-bit cell sets (bitboards), the
+// precomputed step, leap and ray tables (host and device copies, see VZ_DEFINE_TABLE), the piece
+// codes and the Zobrist keys.
 //
 // Coordinates (as on the rules page): file index x = 0..18 for the letters
 // `a b c d e f g h i j l m n o p q r s t` (no `k`), rank y = 1..9; a cell exists exactly when
@@ -28,9 +29,16 @@
 
 #include <cstdint>
 
+#include "engine/core/bits.h"
 #include "engine/core/macros.h"
+#include "engine/core/zobrist.h"
 
 namespace vz::chaco_rex {
+
+// The bit scans of engine/core/bits.h, also reachable as chaco_rex::LowestBit etc.
+using vz::HighestBit;
+using vz::LowestBit;
+using vz::PopCount;
 
 inline constexpr int kNumCells = 85;
 inline constexpr int kNumFiles = 19;
@@ -44,36 +52,9 @@ using Bitboard = unsigned __int128;
 VZ_HD constexpr Bitboard CellBit(int cell) { return Bitboard(1) << cell; }
 inline constexpr Bitboard kAllCells = (Bitboard(1) << kNumCells) - 1;
 
-// The lowest / highest cell of a non-empty `b`; the number of cells of `b`.
-VZ_HD VZ_FORCE_INLINE int LowestCell(Bitboard b) {
-  const uint64_t lo = uint64_t(b);
-#if defined(__CUDA_ARCH__)
-  return lo ? __ffsll(lo) - 1 : 63 + __ffsll(uint64_t(b >> 64));
-#else
-  return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll(uint64_t(b >> 64));
-#endif
-}
-
-VZ_HD VZ_FORCE_INLINE int HighestCell(Bitboard b) {
-  const uint64_t hi = uint64_t(b >> 64);
-#if defined(__CUDA_ARCH__)
-  return hi ? 127 - __clzll(hi) : 63 - __clzll(uint64_t(b));
-#else
-  return hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll(uint64_t(b));
-#endif
-}
-
-VZ_HD VZ_FORCE_INLINE int PopCount(Bitboard b) {
-#if defined(__CUDA_ARCH__)
-  return __popcll(uint64_t(b)) + __popcll(uint64_t(b >> 64));
-#else
-  return __builtin_popcountll(uint64_t(b)) + __builtin_popcountll(uint64_t(b >> 64));
-#endif
-}
-
 // Removes the lowest set cell of a non-empty `b` and returns it.
 VZ_HD VZ_FORCE_INLINE int PopLowest(Bitboard& b) {
-  const int cell = LowestCell(b);
+  const int cell = LowestBit(b);
   b &= b - 1;
   return cell;
 }
@@ -179,7 +160,7 @@ VZ_DEFINE_TABLE(StepTables, Steps, MakeStepTables())
 
 // The occupied cell of `blockers` (a subset of one ray from some cell) nearest to that cell.
 VZ_HD VZ_FORCE_INLINE int NearestOnRay(Bitboard blockers, int direction) {
-  return IsIncreasing(direction) ? LowestCell(blockers) : HighestCell(blockers);
+  return IsIncreasing(direction) ? LowestBit(blockers) : HighestBit(blockers);
 }
 
 // Cells reached from `cell` along the six rays first_direction .. first_direction + 5 (three
@@ -191,11 +172,11 @@ VZ_HD VZ_FORCE_INLINE Bitboard SliderAttacks(int cell, Bitboard occupied, int fi
   for (int d = first_direction; d < first_direction + 3; ++d) {
     Bitboard ray = t.ray[cell][d];
     Bitboard blockers = ray & occupied;
-    if (blockers) ray ^= t.ray[LowestCell(blockers)][d];
+    if (blockers) ray ^= t.ray[LowestBit(blockers)][d];
     result |= ray;
     ray = t.ray[cell][d + 3];
     blockers = ray & occupied;
-    if (blockers) ray ^= t.ray[HighestCell(blockers)][d + 3];
+    if (blockers) ray ^= t.ray[HighestBit(blockers)][d + 3];
     result |= ray;
   }
   return result;
@@ -210,6 +191,41 @@ VZ_HD VZ_FORCE_INLINE Bitboard OrthogonalAttacks(int cell, Bitboard occupied) {
 // never the two cells beside a diagonal step, because the rays hold landing cells only.
 VZ_HD VZ_FORCE_INLINE Bitboard DiagonalAttacks(int cell, Bitboard occupied) {
   return SliderAttacks(cell, occupied, 6);
+}
+
+// --- pieces and Zobrist keys ----------------------------------------------------------------
+
+// Piece types; a piece code on the mailbox is `type | color << 3` (0 = empty cell).
+enum PieceType : uint8_t {
+  kNoPiece = 0,
+  kPawn = 1,
+  kKnight = 2,
+  kBishop = 3,
+  kRook = 4,
+  kQueen = 5,
+  kKing = 6,
+};
+inline constexpr int kNumPieceTypes = 7;  // index 0 unused
+
+VZ_HD constexpr uint8_t MakePiece(int color, int type) { return uint8_t(type | color << 3); }
+VZ_HD constexpr int PieceTypeOf(uint8_t piece) { return piece & 7; }
+VZ_HD constexpr int PieceColorOf(uint8_t piece) { return piece >> 3; }
+
+// Zobrist keys: [color * 7 + type] * 85 + cell for pieces, then the side key (Black to move),
+// then one key per en-passant cell.
+inline constexpr int kZobristPieceKeys = 2 * kNumPieceTypes * kNumCells;
+inline constexpr int kZobristSideKey = kZobristPieceKeys;
+inline constexpr int kZobristEnPassantKeys = kZobristSideKey + 1;
+inline constexpr int kNumZobristKeys = kZobristEnPassantKeys + kNumCells;
+VZ_DEFINE_TABLE(ZobristKeys<kNumZobristKeys>, ChacoRexZobrist,
+                MakeZobristKeys<kNumZobristKeys>(0xC4AC0CE7ull))
+
+VZ_HD VZ_FORCE_INLINE uint64_t PieceKey(uint8_t piece, int cell) {
+  return ChacoRexZobrist().key[((piece >> 3) * kNumPieceTypes + (piece & 7)) * kNumCells + cell];
+}
+VZ_HD VZ_FORCE_INLINE uint64_t SideKey() { return ChacoRexZobrist().key[kZobristSideKey]; }
+VZ_HD VZ_FORCE_INLINE uint64_t EnPassantKey(int cell) {
+  return ChacoRexZobrist().key[kZobristEnPassantKeys + cell];
 }
 
 }  // namespace vz::chaco_rex

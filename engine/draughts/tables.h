@@ -1,6 +1,6 @@
 #pragma once
 
-// Geometry of the Portuguese draughts board: the 32 dark squares as bits of a uint32_t, their
+// Portuguese draughts geometry and tables: the 32 dark squares as bits of a uint32_t, their
 // diagonal neighbours and rays (host and device lookup tables), bit helpers and Zobrist keys.
 //
 // Square numbering (PDN, as players write it) runs 1..32 from White's lower-right corner, right
@@ -23,10 +23,16 @@
 
 #include <cstdint>
 
+#include "engine/core/bits.h"
 #include "engine/core/macros.h"
 #include "engine/core/zobrist.h"
 
 namespace vz::draughts {
+
+// The bit scans of engine/core/bits.h, also reachable as draughts::LowestBit etc.
+using vz::HighestBit;
+using vz::LowestBit;
+using vz::PopCount;
 
 inline constexpr int kNumSquares = 32;
 
@@ -90,30 +96,6 @@ VZ_DEFINE_TABLE(ZobristKeys<4 * kNumSquares + 1>, DraughtsZobrist,
                 MakeZobristKeys<4 * kNumSquares + 1>(0xD7A9'6175ull))
 
 VZ_HD VZ_FORCE_INLINE uint32_t Bit(int square) { return uint32_t{1} << square; }
-
-VZ_HD VZ_FORCE_INLINE int LowestBit(uint32_t x) {
-#if defined(__CUDA_ARCH__)
-  return __ffs(int(x)) - 1;
-#else
-  return __builtin_ctz(x);
-#endif
-}
-
-VZ_HD VZ_FORCE_INLINE int HighestBit(uint32_t x) {
-#if defined(__CUDA_ARCH__)
-  return 31 - __clz(int(x));
-#else
-  return 31 - __builtin_clz(x);
-#endif
-}
-
-VZ_HD VZ_FORCE_INLINE int PopCount(uint32_t x) {
-#if defined(__CUDA_ARCH__)
-  return __popc(x);
-#else
-  return __builtin_popcount(x);
-#endif
-}
 
 // Whole-board one-step shifts: every set bit moves to its neighbour in the direction; bits that
 // would leave the board vanish. Up directions shift left, down directions shift right.

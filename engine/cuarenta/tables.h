@@ -1,7 +1,8 @@
 #pragma once
 
-// The Cuarenta board: the 40 light squares of a 9x9 grid, their index mapping and the precomputed
-// step, ray and leap tables the rule core uses (host and device copies via VZ_DEFINE_TABLE).
+// Cuarenta geometry and tables: the 40 light squares of a 9x9 grid, their index mapping, the
+// piece types, the precomputed step, ray and leap tables the rule core uses (host and device
+// copies via VZ_DEFINE_TABLE) and the Zobrist keys.
 //
 // Grid coordinates: file f = 0..8 (a..i), rank r = 0..8 (ranks 1..9). A square exists exactly when
 // f + r is odd (a1 = (0,0) is dark). Square index = (9 * r + f) / 2, so the squares are numbered
@@ -25,10 +26,16 @@
 
 #include <cstdint>
 
+#include "engine/core/bits.h"
 #include "engine/core/macros.h"
 #include "engine/core/zobrist.h"
 
 namespace vz::cuarenta {
+
+// The bit scans of engine/core/bits.h, also reachable as cuarenta::LowestBit etc.
+using vz::HighestBit;
+using vz::LowestBit;
+using vz::PopCount;
 
 inline constexpr int kNumSquares = 40;
 inline constexpr int kNoSquare = -1;
@@ -140,29 +147,14 @@ inline constexpr int kZobristPieceKeys = 2 * kNumPieceTypes * kNumSquares;
 inline constexpr int kZobristSideKey = kZobristPieceKeys;
 inline constexpr int kZobristCastleKey = kZobristPieceKeys + 1;  // + colour
 inline constexpr int kNumZobristKeys = kZobristPieceKeys + 3;
-VZ_DEFINE_TABLE(ZobristKeys<kNumZobristKeys>, Zobrist,
+VZ_DEFINE_TABLE(ZobristKeys<kNumZobristKeys>, CuarentaZobrist,
                 MakeZobristKeys<kNumZobristKeys>(0xC0A7E47Aull))
 
 // Zobrist key of a piece (colour 0/1, PieceType) on a square.
 VZ_HD VZ_FORCE_INLINE uint64_t PieceKey(int color, int type, int square) {
-  return Zobrist().key[(color * kNumPieceTypes + type) * kNumSquares + square];
+  return CuarentaZobrist().key[(color * kNumPieceTypes + type) * kNumSquares + square];
 }
 
-// Index of the lowest / highest set bit of a non-zero bitboard.
-VZ_HD VZ_FORCE_INLINE int LowestBit(uint64_t bits) {
-#if defined(__CUDA_ARCH__)
-  return __ffsll(static_cast<long long>(bits)) - 1;
-#else
-  return __builtin_ctzll(bits);
-#endif
-}
-VZ_HD VZ_FORCE_INLINE int HighestBit(uint64_t bits) {
-#if defined(__CUDA_ARCH__)
-  return 63 - __clzll(static_cast<long long>(bits));
-#else
-  return 63 - __builtin_clzll(bits);
-#endif
-}
 // The first square of `bits` (non-zero, a subset of a ray) seen from the ray's origin.
 VZ_HD VZ_FORCE_INLINE int FirstOnRay(int direction, uint64_t bits) {
   return IsPositiveDirection(direction) ? LowestBit(bits) : HighestBit(bits);
