@@ -24,7 +24,7 @@ std::mutex loader_mutex;
 std::atomic<TorchBackend*> loaded_backend{nullptr};
 std::optional<int> pending_cpu_threads;  // SetCpuThreads before the load (under loader_mutex)
 
-// `path`'s directory: where libvzero_nets.so is installed beside the vzero binary.
+// The running executable's directory: where libvzero_nets.so is installed beside the vzero binary.
 std::filesystem::path ExecutableDirectory() {
   std::error_code error;
   const std::filesystem::path executable = std::filesystem::read_symlink("/proc/self/exe", error);
@@ -46,8 +46,10 @@ TorchBackend* LoadBackend() {
   void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (library == nullptr) {
     const char* reason = dlerror();
-    throw Error(fmt::format("cannot load the LibTorch networks library {}: {}", path,
-                            reason != nullptr ? reason : "unknown dlopen error"));
+    // dlerror() names the file itself.
+    throw Error(fmt::format(
+        "cannot load the LibTorch networks library (it belongs beside the vzero binary): {}",
+        reason != nullptr ? reason : path + ": unknown dlopen error"));
   }
   auto entry = reinterpret_cast<EntryPoint>(dlsym(library, kTorchEntryPoint));
   if (entry == nullptr) {

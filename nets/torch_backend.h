@@ -9,8 +9,9 @@
 // first time a net is needed: commands that need no network never load LibTorch or the CUDA
 // libraries (a 0.3-0.6 s start-up). The library binds to the binary's own copies of the
 // torch-free code (vz_nets, vz_engine, vz_proto: the binary exports its symbols), so there is one
-// copy of every global. Test executables link the library directly; the loader then finds it
-// already in the process.
+// copy of every global. Test executables load it the same way, from the build directory. Nets
+// must not live in static storage: LibTorch's own statics are built after the executable's, so
+// they are destroyed first at exit.
 //
 // Thread-safety: Torch() may be called from any thread; the first call loads the library once.
 
@@ -79,7 +80,7 @@ struct ProcessGroup::Impl {
 
 // The factories and free functions of the LibTorch side, with the contracts of the headers that
 // declare them (net_runner.h, trainer.h, distributed.h, fresh_net.h). Implemented once, by
-// libvzero_nets.so (nets/torch_backend_impl.cc).
+// libvzero_nets.so (nets/torch_module.cc).
 class TorchBackend {
  public:
   virtual ~TorchBackend() = default;
@@ -99,8 +100,8 @@ class TorchBackend {
                                    std::vector<std::string>* warnings) = 0;
 };
 
-// The LibTorch backend: the one already in the process (a test executable linked with the
-// library), else libvzero_nets.so from the running executable's directory, loaded on the first
+// The LibTorch backend: the one already in the process (if a program linked the library),
+// else libvzero_nets.so from the running executable's directory, loaded on the first
 // call. Throws vz::Error naming the file and dlerror()'s reason when it is missing or does not
 // load (e.g. LibTorch's libraries not found), on this and every later call.
 TorchBackend& Torch();

@@ -122,7 +122,10 @@ class Trainer {
   NetFile ExportNet(uint64_t games = 0, const std::string& parent = "",
                     const std::string& source_revision = "") const;
 
+  // Optimizer steps taken so far (restored from a checkpoint).
   int64_t step() const;
+  // The learning rate of the options' schedule (warmup, then constant, step or cosine) at
+  // optimizer step `step` >= 0 (arithmetic on the options; no tensor work).
   double LearningRate(int64_t step) const;
   // The trainer's own random generator (64-bit SplitMix64 stream), saved in checkpoints; used
   // for augmentation choices.

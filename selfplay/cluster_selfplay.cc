@@ -307,6 +307,10 @@ class SelfPlayWorker {
          {"evaluations_per_second",
           selfplay_seconds_ > 0 ? double(s.evaluated) / selfplay_seconds_ : 0.0},
          {"mean_batch", s.rounds > 0 ? double(s.evaluated) / double(s.rounds) : 0.0},
+         // Where this session's self-play time went, per round phase (SearchDriverStats).
+         {"gather_seconds", s.gather_seconds},
+         {"evaluate_seconds", s.evaluate_seconds},
+         {"apply_seconds", s.apply_seconds},
          {"mean_plies", double(plies) / double(records.size())},
          {"white_wins", s.white_wins},
          {"draws", s.draws},

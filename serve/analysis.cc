@@ -474,7 +474,7 @@ class GameAnalysis final : public GameAnalysisBase {
   std::vector<Mcts<G>*> searches_;             // [active turn] from rotation_ on, this round
   std::vector<bool> was_searching_;            // [active turn] not done before this round
   size_t rotation_ = 0;                        // first active search of the next round
-  SearchDriver<G> driver_;
+  SearchDriver<G> driver_{/*timed=*/false};
 };
 
 }  // namespace

@@ -61,9 +61,10 @@ class GameSession final : public UciSession {
     }
     if (!has_net_) {
       // Seeded per position: the value does not depend on the batch or its split over threads.
-      rollouts_ = new RolloutEvaluator<G>(/*seed=*/0, /*num_playouts=*/1, /*max_plies=*/400,
-                                          options.threads);
-      evaluator_.reset(rollouts_);
+      auto rollouts = std::make_unique<RolloutEvaluator<G>>(
+          /*seed=*/0, /*num_playouts=*/1, /*max_plies=*/400, options.threads);
+      rollouts_ = rollouts.get();
+      evaluator_ = std::move(rollouts);
     }
   }
 

@@ -244,11 +244,20 @@ class Mcts {
     for (auto it = pending_.rbegin(); it != pending_.rend(); ++it) {
       const int32_t node = it->node;
       UndoVirtualLoss(tree_, node);
+      // The root's sequential-halving step of this descent was not used: hand it out again.
+      if (node != kRoot && params_.gumbel && gumbel_.ready()) gumbel_.Unselect();
       if (it->new_children) {
         VZ_CHECK(tree_.first_child[node] + tree_.num_children[node] == tree_.size);
         tree_.size = tree_.first_child[node];
         tree_.first_child[node] = SearchTree::kNone;
         tree_.num_children[node] = 0;
+        if (node == kRoot) {
+          // The marks of the dropped children (a move that ends the game, a proof) go with them.
+          tree_.proven[kRoot] = uint8_t(Status::kOngoing);
+          tree_.proven_plies[kRoot] = 0;
+          root_wins_at_once_ = false;
+          gumbel_.Reset();
+        }
       }
       if (node != kRoot || tree_.visits[kRoot] > 0) --progress_.simulations;
     }

@@ -63,10 +63,12 @@ class RolloutEvaluator final : public Evaluator<G> {
         failures[size_t(w)] = std::current_exception();
       }
     };
-    std::vector<std::thread> pool;
-    for (int w = 1; w < parts; ++w) pool.emplace_back(slice, w);
-    slice(0);
-    for (std::thread& thread : pool) thread.join();
+    {
+      // jthreads: a failed thread start (std::system_error) still joins the ones started.
+      std::vector<std::jthread> pool;
+      for (int w = 1; w < parts; ++w) pool.emplace_back(slice, w);
+      slice(0);
+    }
     seeds_.clear();
     for (const std::exception_ptr& failure : failures) {
       if (failure) std::rethrow_exception(failure);

@@ -84,17 +84,20 @@ class SearchDriver {
     batch_.Clear();
     bool any_active = false;
     scanned_ = 0;
-    for (S* search : searches) {
-      if (batch_.size() >= max_batch) break;
-      ++scanned_;
-      if (search->Done()) continue;
-      any_active = true;
-      search->GatherLeaves(batch_);
-    }
-    if (!any_active) return 0;
-    const auto gathered = Now();
-    auto evaluated = gathered;
+    auto gathered = start, evaluated = start;
     try {
+      // Inside the try: a search that throws while gathering (out of memory) leaves the leaves
+      // the earlier searches gathered in flight, and they are cancelled too.
+      for (S* search : searches) {
+        if (batch_.size() >= max_batch) break;
+        ++scanned_;
+        if (search->Done()) continue;
+        any_active = true;
+        search->GatherLeaves(batch_);
+      }
+      if (!any_active) return 0;
+      gathered = Now();
+      evaluated = gathered;
       if (batch_.size() > 0) evaluator.Evaluate(batch_);
       evaluated = Now();
       for (S* search : searches.first(scanned_)) search->ApplyEvaluations(batch_);

@@ -20,49 +20,21 @@
 #include "engine/search/rollout_evaluator.h"
 #include "engine/search/search_driver.h"
 #include "engine/search/uniform_evaluator.h"
+#include "tests/engine/search/search_test_util.h"
 #include "tests/engine/search/test_evaluators.h"
 #include "tests/engine/search/test_games.h"
 
 namespace vz {
 namespace {
 
+using search_testing::Describe;
+using search_testing::ExpectConsistentTree;
+using search_testing::MoveText;
 using search_testing::CountedTicTacToeGame;
 using search_testing::HashEvaluator;
 using search_testing::PassNimGame;
 using search_testing::RecordingEvaluator;
 using search_testing::TicTacToeGame;
-
-template <Game G>
-std::string MoveText(const typename G::Position& position, Move move) {
-  return move == kNullMove ? "none" : G::FormatMove(position, move);
-}
-
-// Checks that every expanded node's visits are its own evaluations (>= 1) plus its children's,
-// that its children's priors sum to 1, that in-flight counts are back to zero, and that parent
-// links match.
-template <Game G>
-void ExpectConsistentTree(const Mcts<G>& search, bool exact) {
-  const SearchTree& tree = search.tree();
-  for (int32_t node = 0; node < tree.size; ++node) {
-    EXPECT_EQ(tree.in_flight[node], 0) << "node " << node;
-    if (tree.first_child[node] == SearchTree::kNone) continue;
-    EXPECT_GT(tree.visits[node], 0) << "node " << node << " has children but no evaluation";
-    int64_t children = 0;
-    double priors = 0.0;
-    for (int i = 0; i < tree.num_children[node]; ++i) {
-      const int32_t child = tree.first_child[node] + i;
-      EXPECT_EQ(tree.parent[child], node);
-      children += tree.visits[child];
-      priors += tree.prior[child];
-    }
-    EXPECT_NEAR(priors, 1.0, 1e-4) << "node " << node;
-    if (exact) {
-      EXPECT_EQ(tree.visits[node], children + 1) << "node " << node;
-    } else {
-      EXPECT_GE(tree.visits[node], children + 1) << "node " << node;
-    }
-  }
-}
 
 TEST(SearchMctsTest, VisitCountsAddUp) {
   SearchParams params;
@@ -312,135 +284,6 @@ TEST(SearchMctsTest, VirtualLossHandsOutDistinctLeaves) {
   ExpectConsistentTree(search, /*exact=*/false);
 }
 
-// Throws on its `fail_at`-th call, to check that a failed evaluation leaves a usable tree.
-class FailingEvaluator final : public Evaluator<TicTacToeGame> {
- public:
-  explicit FailingEvaluator(int fail_at) : fail_at_(fail_at) {}
-  void Evaluate(EvalBatch<TicTacToeGame>& batch) override {
-    if (++calls_ == fail_at_) throw Error("device lost");
-    uniform_.Evaluate(batch);
-  }
-
- private:
-  int fail_at_;
-  int calls_ = 0;
-  UniformEvaluator<TicTacToeGame> uniform_;
-};
-
-TEST(SearchMctsTest, EvaluatorFailureLeavesAUsableTree) {
-  SearchParams params;
-  params.leaves_per_round = 4;
-  Mcts<TicTacToeGame> search(params);
-  FailingEvaluator evaluator(5);
-  EXPECT_THROW(search.Search(evaluator, 100), Error);
-  ExpectConsistentTree(search, /*exact=*/false);
-  search.Search(evaluator, 100);
-  EXPECT_EQ(search.Result().simulations, 100);
-  ExpectConsistentTree(search, /*exact=*/false);
-}
-
-template <Game G>
-std::string Describe(const Mcts<G>& search) {
-  const SearchResult result = search.Result();
-  std::ostringstream out;
-  const auto& position = search.root_position();
-  out << G::FormatPosition(position) << " best " << MoveText<G>(position, result.best_move)
-      << " sims " << result.simulations << " nodes " << result.nodes << " visits "
-      << result.root_visits;
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), " q %.4f", result.root_q);
-  out << buffer << " proven " << StatusName(result.proven) << "\n";
-  for (const RootMoveStats& stats : result.moves) {
-    std::snprintf(buffer, sizeof(buffer), "%.4f %.4f %.4f", stats.prior, stats.q,
-                  stats.policy_target);
-    out << "  " << G::FormatMove(position, stats.move) << " " << stats.visits << " " << buffer
-        << " " << StatusName(stats.proven) << "\n";
-  }
-  return out.str();
-}
-
-TEST(SearchMctsTest, SearchDriverMatchesLoneSearches) {
-  SearchParams params;
-  params.leaves_per_round = 4;
-  params.dirichlet_epsilon = 0.25f;
-  const std::vector<std::string> fens = {"......... x", "x...o.... x", "xo..x.... o", "x.o.o...x x",
-                                         "....x.... o"};
-  for (bool gumbel : {false, true}) {
-    params.gumbel = gumbel;
-    HashEvaluator<TicTacToeGame> evaluator;
-    std::vector<std::string> alone;
-    for (size_t i = 0; i < fens.size(); ++i) {
-      params.seed = 100 + i;
-      Mcts<TicTacToeGame> search(params);
-      if (i > 0) search.SetRoot(TicTacToeGame::ParsePosition(fens[i]));
-      search.Search(evaluator, 150);
-      alone.push_back(Describe(search));
-    }
-    std::vector<std::unique_ptr<Mcts<TicTacToeGame>>> searches;
-    std::vector<Mcts<TicTacToeGame>*> pointers;
-    for (size_t i = 0; i < fens.size(); ++i) {
-      params.seed = 100 + i;
-      searches.push_back(std::make_unique<Mcts<TicTacToeGame>>(params));
-      if (i > 0) searches.back()->SetRoot(TicTacToeGame::ParsePosition(fens[i]));
-      searches.back()->StartSearch(150);
-      pointers.push_back(searches.back().get());
-    }
-    SearchDriver<TicTacToeGame> driver;
-    driver.Run(evaluator, pointers);
-    EXPECT_GT(driver.stats().max_batch, 4) << "one batch per round gathers several searches";
-    for (size_t i = 0; i < fens.size(); ++i) {
-      EXPECT_EQ(Describe(*searches[i]), alone[i]) << "search " << i << " gumbel " << gumbel;
-    }
-  }
-}
-
-TEST(SearchMctsTest, SearchDriverCancelsEverySearchOnAFailureAndCounts) {
-  SearchParams params;
-  params.leaves_per_round = 4;
-  std::vector<std::unique_ptr<Mcts<TicTacToeGame>>> searches;
-  std::vector<Mcts<TicTacToeGame>*> pointers;
-  for (int i = 0; i < 3; ++i) {
-    params.seed = uint64_t(i);
-    searches.push_back(std::make_unique<Mcts<TicTacToeGame>>(params));
-    searches.back()->StartSearch(60);
-    pointers.push_back(searches.back().get());
-  }
-  FailingEvaluator evaluator(3);
-  SearchDriver<TicTacToeGame> driver;
-  EXPECT_THROW(driver.Run(evaluator, pointers), Error);
-  EXPECT_EQ(driver.stats().evaluator_calls, 2) << "the failed call is not counted";
-  for (const Mcts<TicTacToeGame>* search : pointers) ExpectConsistentTree(*search, false);
-  // The searches go on where they were: each ends with its whole budget.
-  driver.Run(evaluator, pointers);
-  for (const Mcts<TicTacToeGame>* search : pointers) {
-    EXPECT_TRUE(search->Done());
-    EXPECT_EQ(search->simulations(), 60);
-    ExpectConsistentTree(*search, false);
-  }
-  const SearchDriverStats& stats = driver.stats();
-  EXPECT_GT(stats.mean_batch(), 4.0) << "one batch per round gathers several searches";
-  EXPECT_EQ(stats.mean_batch(), double(stats.evaluated) / double(stats.evaluator_calls));
-  EXPECT_GE(stats.rounds, stats.evaluator_calls);
-  EXPECT_GT(stats.gather_seconds + stats.evaluate_seconds + stats.apply_seconds, 0.0);
-}
-
-TEST(SearchMctsTest, SearchDriverBatchLimitLeavesTheRestForLater) {
-  std::vector<std::unique_ptr<Mcts<TicTacToeGame>>> searches;
-  std::vector<Mcts<TicTacToeGame>*> pointers;
-  for (int i = 0; i < 3; ++i) {
-    searches.push_back(std::make_unique<Mcts<TicTacToeGame>>());
-    searches.back()->StartSearch(10);
-    pointers.push_back(searches.back().get());
-  }
-  UniformEvaluator<TicTacToeGame> evaluator;
-  SearchDriver<TicTacToeGame> driver;
-  EXPECT_EQ(driver.RunRound(evaluator, pointers, /*max_batch=*/2), 2);
-  EXPECT_EQ(driver.last_scanned(), 2u);
-  EXPECT_EQ(pointers[2]->tree().visits[SearchTree::kRoot], 0) << "the third waits";
-  EXPECT_EQ(driver.RunRound(evaluator, pointers), 3);
-  EXPECT_EQ(driver.last_scanned(), 3u);
-}
-
 TEST(SearchMctsTest, DirichletNoiseChangesRootPriorsDeterministically) {
   SearchParams params;
   params.dirichlet_epsilon = 0.25f;
@@ -511,33 +354,6 @@ TEST(SearchMctsTest, ExpansionAfterTheNodeCapSetsPriors) {
     EXPECT_GE(stats.visits, 1) << "uniform priors spread 20 simulations over the 8 moves";
   }
   ExpectConsistentTree(search, /*exact=*/false);
-}
-
-// Children allocated for a leaf whose evaluation failed are dropped with it: a node that was
-// already visited must not keep children without priors.
-TEST(SearchMctsTest, EvaluatorFailureDropsChildrenWithoutPriors) {
-  SearchParams params;
-  params.max_nodes = 18;
-  Mcts<TicTacToeGame> search(params);
-  UniformEvaluator<TicTacToeGame> uniform;
-  search.Search(uniform, 50);
-  Move capped = kNullMove;
-  const SearchTree& tree = search.tree();
-  for (int i = 0; i < tree.num_children[SearchTree::kRoot] && capped == kNullMove; ++i) {
-    const int32_t child = tree.first_child[SearchTree::kRoot] + i;
-    if (tree.visits[child] > 0 && tree.first_child[child] == SearchTree::kNone) {
-      capped = tree.move[child];
-    }
-  }
-  ASSERT_NE(capped, kNullMove);
-  search.Advance(capped);  // the new root: visited, no children
-  FailingEvaluator failing(1);
-  EXPECT_THROW(search.Search(failing, 20), Error);
-  EXPECT_EQ(search.num_nodes(), 1);
-  ExpectConsistentTree(search, /*exact=*/false);
-  search.Search(uniform, 20);
-  ExpectConsistentTree(search, /*exact=*/false);
-  for (const RootMoveStats& stats : search.Result().moves) EXPECT_NEAR(stats.prior, 0.125f, 1e-6f);
 }
 
 // A cap below the root's move count is raised to the root and its children: the search still
