@@ -172,9 +172,16 @@ TEST_F(ClusterCliTest, TwoWorkersAndATrainerSurviveKillsAndRestarts) {
   ASSERT_EQ(kill(trainer, SIGKILL), 0);
   ASSERT_NE(WaitFor(trainer, 30), -1);
   const int64_t step_at_kill = Step(run);
-  int64_t wa_next = 0;  // the game number wa must continue from
+  // The game number wa must continue from: after its last written game, in a chunk or (a game
+  // finished since its last chunk) a single file in records/pending.
+  int64_t wa_next = 0;
   for (const auto& [worker, index] : ReadGames(run).keys) {
     if (worker == "wa") wa_next = std::max(wa_next, int64_t(index) + 1);
+  }
+  for (const std::string& path : ListRecordChunks((run / "records" / "pending").string())) {
+    for (const proto::GameRecord& record : ReadRecordChunk(path)) {
+      if (record.worker() == "wa") wa_next = std::max(wa_next, int64_t(record.index()) + 1);
+    }
   }
   // What a writer killed in the middle of a write leaves behind: a temporary file.
   {
