@@ -131,8 +131,8 @@ void Evaluate(benchmark::State& state, bool gpu_path) {
     if (gpu_path) {
       setup.evaluator = nets::MakeNetEvaluator<G>(net, "fresh small", "cuda:0", "auto", batch);
     } else {
-      setup.evaluator = std::make_unique<nets::TorchEvaluator<G>>(net, "fresh small", "cuda:0",
-                                                                  "auto", batch);
+      setup.evaluator =
+          std::make_unique<nets::TorchEvaluator<G>>(net, "fresh small", "cuda:0", "auto", batch);
     }
     std::vector<typename G::Position> positions;
     std::vector<int32_t> repetitions;
@@ -187,18 +187,13 @@ void Register() {
 }
 
 template <class... Gs>
-void RegisterAll(GameList<Gs...>) {
+bool RegisterAll(GameList<Gs...>) {
   (Register<Gs>(), ...);
+  return true;
 }
+
+// Registered before main; benchmark::benchmark_main runs them.
+[[maybe_unused]] const bool registered = RegisterAll(AllGames{});
 
 }  // namespace
 }  // namespace vz
-
-int main(int argc, char** argv) {
-  vz::RegisterAll(vz::AllGames{});
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

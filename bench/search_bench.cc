@@ -58,7 +58,7 @@ void LockstepUniform(benchmark::State& state) {
 }
 
 template <class... Gs>
-void RegisterAll(GameList<Gs...>) {
+bool RegisterAll(GameList<Gs...>) {
   (benchmark::RegisterBenchmark(("SearchUniform/" + std::string(Gs::kName)).c_str(),
                                 SearchUniform<Gs>)
        ->Arg(20000)
@@ -69,16 +69,11 @@ void RegisterAll(GameList<Gs...>) {
        ->Arg(800)
        ->Unit(benchmark::kMillisecond),
    ...);
+  return true;
 }
+
+// Registered before main; benchmark::benchmark_main runs them.
+[[maybe_unused]] const bool registered = RegisterAll(AllGames{});
 
 }  // namespace
 }  // namespace vz
-
-int main(int argc, char** argv) {
-  vz::RegisterAll(vz::AllGames{});
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

@@ -5,7 +5,7 @@
 // includes them all. Everything here is VZ_HD (host and CUDA device), with no heap and no std
 // containers, so that a kernel encodes the very planes the host does; nets/ only consumes them.
 //
-// A specialisation provides:
+// A specialisation derives from EncodingConstants<its EncodingSpec> and provides:
 //   kPlanes, kHeight, kWidth   shape of one position's input: float[kPlanes][kHeight][kWidth],
 //                              row-major (index (plane * kHeight + row) * kWidth + column);
 //                              row 0 is the side to move's own back rank in its frame
@@ -32,5 +32,43 @@ namespace vz {
 
 template <class G>
 struct InputEncoding;
+
+// The identity of one game's encoding: the input shape float[planes][height][width], the ids and
+// versions of the input planes and of the policy index (stored in net files) and the number of
+// symmetries (meanings above). The policy size is the game's kNumActions.
+struct EncodingSpec {
+  struct Shape {
+    int planes = 0;
+    int height = 0;
+    int width = 0;
+  };
+  struct Id {
+    const char* name = "";
+    int version = 0;
+  };
+  Shape shape;
+  Id input;
+  Id action;
+  int num_symmetries = 1;
+};
+
+// Position and the constants of the contract above for game G, derived from `spec` (a constexpr
+// EncodingSpec with static storage): kPlanes, kHeight, kWidth, kSize = kPlanes * kHeight * kWidth,
+// kEncodingName, kVersion, kActionName, kActionVersion, kNumActions = G::kNumActions,
+// kNumSymmetries.
+template <class G, const EncodingSpec& spec>
+struct EncodingConstants {
+  using Position = typename G::Position;
+  static constexpr int kPlanes = spec.shape.planes;
+  static constexpr int kHeight = spec.shape.height;
+  static constexpr int kWidth = spec.shape.width;
+  static constexpr int kSize = kPlanes * kHeight * kWidth;
+  static constexpr const char* kEncodingName = spec.input.name;
+  static constexpr int kVersion = spec.input.version;
+  static constexpr const char* kActionName = spec.action.name;
+  static constexpr int kActionVersion = spec.action.version;
+  static constexpr int kNumActions = G::kNumActions;
+  static constexpr int kNumSymmetries = spec.num_symmetries;
+};
 
 }  // namespace vz

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "engine/core/atomic_file.h"
+#include "engine/core/fnv.h"
 #include "proto/net.pb.h"
 
 namespace vz::nets {
@@ -20,12 +21,6 @@ static_assert(std::endian::native == std::endian::little, "net files assume a li
 
 constexpr char kMagic[8] = {'V', 'Z', 'N', 'E', 'T', '\0', '\0', '\1'};
 constexpr size_t kHeaderBytes = 24;
-
-uint64_t Fnv1a64(std::string_view bytes) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : bytes) hash = (hash ^ c) * 0x100000001b3ull;
-  return hash;
-}
 
 void PutU64(std::string& out, uint64_t value) {
   for (int i = 0; i < 8; ++i) out.push_back(char((value >> (8 * i)) & 0xff));

@@ -16,6 +16,17 @@ constexpr const char* kChadWallFill = "#8d9aa6";
 constexpr char kChacoRexLetters[] = " PNBRQK";   // chaco_rex::PieceType
 constexpr char kCuarentaLetters[] = " KBVGCFP";  // cuarenta::PieceType
 
+// The cell at (file, rank) of a square board with `ranks` ranks, both 0-based from a1 at the
+// bottom left: its centre, the checkered shade (a1 dark) and its name ("c5").
+DiagramCell SquareCell(int file, int rank, int ranks) {
+  DiagramCell c;
+  c.x = file + 0.5;
+  c.y = ranks - 1 - rank + 0.5;
+  c.shade = (file + rank) % 2 == 0 ? 1 : 0;
+  c.name = std::string(1, char('a' + file)) + std::to_string(rank + 1);
+  return c;
+}
+
 }  // namespace
 
 std::string EscapeXml(const std::string& text) {
@@ -62,11 +73,7 @@ std::vector<DiagramCell> DiagramCells<chad::ChadGame>(const chad::Position& p) {
   std::vector<DiagramCell> cells;
   const ChadTableSet& t = ChadTables();
   for (int s = 0; s < kBoardSize * kBoardSize; ++s) {
-    const int file = FileOf(s), rank = RankOf(s);
-    DiagramCell c;
-    c.x = file + 0.5;
-    c.y = kBoardSize - 1 - rank + 0.5;
-    c.shade = (file + rank) % 2 == 0 ? 1 : 0;
+    DiagramCell c = SquareCell(FileOf(s), RankOf(s), kBoardSize);
     if (t.castle[0].Test(s) || t.castle[1].Test(s)) c.shade = 3;
     if (t.wall[0].Test(s) || t.wall[1].Test(s)) c.shade = 2;
     for (int color = 0; color < 2; ++color) {
@@ -76,7 +83,6 @@ std::vector<DiagramCell> DiagramCells<chad::ChadGame>(const chad::Position& p) {
         c.glyph = kind == kKing ? "K" : kind == kQueen ? "Q" : "R";
       }
     }
-    c.name = std::string(1, char('a' + file)) + std::to_string(rank + 1);
     cells.push_back(c);
   }
   return cells;
@@ -88,16 +94,13 @@ std::vector<DiagramCell> DiagramCells<cuarenta::CuarentaGame>(const cuarenta::Po
   std::vector<DiagramCell> cells;
   for (int rank = 0; rank < 9; ++rank) {
     for (int file = 0; file < 9; ++file) {
-      DiagramCell c;
-      c.x = file + 0.5;
-      c.y = 8 - rank + 0.5;
+      DiagramCell c = SquareCell(file, rank, 9);
       const int square = SquareAt(file, rank);
-      c.shade = square == kNoSquare ? 1 : 0;
+      c.shade = square == kNoSquare ? 1 : 0;  // the board's cut-off corners
       if (square != kNoSquare && p.board[square] != 0) {
         c.owner = PieceColor(p.board[square]);
         c.glyph = std::string(1, kCuarentaLetters[PieceTypeOf(p.board[square])]);
       }
-      c.name = std::string(1, char('a' + file)) + std::to_string(rank + 1);
       cells.push_back(c);
     }
   }
@@ -110,18 +113,14 @@ std::vector<DiagramCell> DiagramCells<draughts::DraughtsGame>(const draughts::Po
   std::vector<DiagramCell> cells;
   for (int row = 0; row < 8; ++row) {
     for (int column = 0; column < 8; ++column) {
-      DiagramCell c;
-      c.x = column + 0.5;
-      c.y = 7 - row + 0.5;
+      DiagramCell c = SquareCell(column, row, 8);
       const int s = SquareAt(row, column);
       c.shade = s < 0 ? 0 : 1;
       if (s >= 0) {
         if ((p.white >> s) & 1) c.owner = 0;
         if ((p.black >> s) & 1) c.owner = 1;
         if (c.owner >= 0 && ((p.kings >> s) & 1)) c.glyph = "K";
-        c.name = std::to_string(s + 1);
-      } else {
-        c.name = std::string(1, char('a' + column)) + std::to_string(row + 1);
+        c.name = std::to_string(s + 1);  // the square's number, as in PDN
       }
       cells.push_back(c);
     }

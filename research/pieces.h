@@ -19,6 +19,7 @@
 #include <array>
 
 #include "engine/alphabeta/evaluation.h"
+#include "engine/core/bits.h"
 
 namespace vz::research {
 
@@ -48,8 +49,7 @@ struct PieceTraits<chaco_rex::ChacoRexGame> {
     PieceCounts counts;
     for (int color = 0; color < 2; ++color) {
       for (int kind = 0; kind < kKinds; ++kind) {
-        counts.count[color][kind] =
-            chaco_rex::PopCount(p.by_type[kTypes[kind]] & p.by_color[color]);
+        counts.count[color][kind] = PopCount(p.by_type[kTypes[kind]] & p.by_color[color]);
       }
     }
     return counts;

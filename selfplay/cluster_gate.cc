@@ -28,18 +28,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-// The step of "candidate-SSSSSSSS.<extension>", or -1.
-int64_t CandidateStep(const std::string& name, const std::string& extension) {
-  const std::string prefix = "candidate-", suffix = "." + extension;
-  if (name.size() != prefix.size() + 8 + suffix.size() || name.rfind(prefix, 0) != 0 ||
-      !name.ends_with(suffix)) {
-    return -1;
-  }
-  const std::string digits = name.substr(prefix.size(), 8);
-  if (digits.find_first_not_of("0123456789") != std::string::npos) return -1;
-  return std::stoll(digits);
-}
-
 class Gate {
  public:
   Gate(const GateRoleRequest& request, const proto::TrainConfig& config, RunLog& log,
@@ -84,7 +72,7 @@ class Gate {
 
  private:
   std::string Candidate(int64_t step, const char* extension) const {
-    return (candidates_ / fmt::format("candidate-{:08d}.{}", step, extension)).string();
+    return (candidates_ / CandidateFile(step, extension)).string();
   }
 
   // The newest candidate without a verdict (older ones without a verdict are marked superseded),
@@ -174,7 +162,7 @@ class Gate {
         "gating at step {}: candidate vs best-{:04d}: W {} D {} L {}, score {:.3f} (threshold "
         "{:.2f}), Elo {:+.0f} in {:.0f} s -> {}",
         step, best_generation, summary.wins, summary.draws, summary.losses, score, g.threshold(),
-        summary.elo.elo + 0.0, std::chrono::duration<double>(Clock::now() - start).count(),
+        summary.elo.elo + 0.0, SecondsSince(start),
         promote ? fmt::format("promoted to best-{:04d}", generation) : "kept the best"));
     return promote;
   }

@@ -19,14 +19,15 @@
 
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
+#include "engine/core/fnv.h"
 #include "engine/core/zobrist.h"
 #include "engine/games.h"
 #include "nets/distributed.h"
 #include "nets/net_evaluator.h"
 #include "nets/net_file.h"
 #include "nets/net_runner.h"
+#include "selfplay/concurrent_actors.h"
 #include "selfplay/game_record.h"
-#include "selfplay/selfplay_actors.h"
 #include "selfplay/train_config.h"
 
 namespace vz {
@@ -35,17 +36,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// FNV-1a 64 of `text` (the worker's share of the seed).
-uint64_t Fnv1a(std::string_view text) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (char c : text) hash = (hash ^ uint8_t(c)) * 0x100000001b3ull;
-  return hash;
-}
 
 template <Game G>
 class SelfPlayWorker {
@@ -64,6 +54,7 @@ class SelfPlayWorker {
     ScanOwnRecords();
     device_ = ResolveDevice(config_.selfplay().device(), nets::ReadDistributedEnv().local_rank);
     if (config_.selfplay().cpu_threads() > 0) nets::SetCpuThreads(config_.selfplay().cpu_threads());
+    groups_ = ActorGroupCount(config_.selfplay());
     // The first net: the trainer writes it; wait for it.
     bool told = false;
     while (!LoadNewestNet()) {
@@ -78,15 +69,18 @@ class SelfPlayWorker {
       WaitForNews(request_.shared, news_seen_, request_.poll_seconds);
     }
     // Seeds differ between workers (a worker's games are a function of its seed and index).
-    const uint64_t seed = SplitMix64(config_.seed() ^ Fnv1a(worker_));
-    actors_ = std::make_unique<SelfPlayActors<G>>(config_.selfplay(), seed, next_index_, worker_,
-                                                  TrainConfigHash(config_));
+    const uint64_t seed = SplitMix64(config_.seed() ^ Fnv1a64(worker_));
+    // Each group's thread gets this thread's LibTorch CPU threads.
+    const int cpu_threads = nets::CpuThreads();
+    actors_ = std::make_unique<ConcurrentActors<G>>(
+        config_.selfplay(), seed, next_index_, worker_, TrainConfigHash(config_), groups_,
+        [cpu_threads](int) { nets::SetCpuThreads(cpu_threads); });
     actors_->set_net_id(net_id_);
     log_.Info(fmt::format(
         "self-play worker {} in {}: {} with {} on {}; game numbers from {}, chunks from {}; {} "
-        "games in flight, {} simulations a move",
+        "games in flight in {} actor group(s), {} simulations a move",
         worker_, dir_.string(), G::kName, net_id_, device_, next_index_, next_chunk_,
-        actors_->concurrent_games(), config_.selfplay().simulations()));
+        actors_->concurrent_games(), actors_->groups(), config_.selfplay().simulations()));
 
     start_ = Clock::now();
     std::vector<proto::GameRecord> finished;
@@ -104,7 +98,7 @@ class SelfPlayWorker {
       if (Finishing() || limit_reached()) break;
       const Clock::time_point round_start = Clock::now();
       finished.clear();
-      actors_->RunRound(*evaluator_, finished);
+      actors_->RunRound(evaluators_, finished);
       selfplay_seconds_ += SecondsSince(round_start);
       for (proto::GameRecord& record : finished) {
         if (request_.games > 0 && games_ + int64_t(pending_.size()) >= request_.games) break;
@@ -233,7 +227,7 @@ class SelfPlayWorker {
   bool LoadNewestNet() {
     const fs::path nets = dir_ / "nets";
     const int generation = HighestGeneration(nets.string());
-    if (evaluator_ && generation <= generation_) return false;
+    if (!evaluators_.empty() && generation <= generation_) return false;
     const fs::path path =
         generation > 0 ? nets / GenerationFile(generation) : nets / "initial.vznet";
     if (!fs::exists(path)) return false;
@@ -242,12 +236,19 @@ class SelfPlayWorker {
       net = nets::ReadNetFile(path.string());
       nets::CheckNetForGame<G>(net, path.string());
     } catch (const Error& e) {
-      if (!evaluator_) throw;
+      if (evaluators_.empty()) throw;
       log_.Info(fmt::format("warning: keeping {}: {}", net_id_, e.what()));
       return false;
     }
-    evaluator_ =
-        nets::MakeNetEvaluator<G>(net, path.string(), device_, config_.selfplay().precision());
+    // One evaluator per actor group: each group's thread calls only its own.
+    std::vector<std::unique_ptr<Evaluator<G>>> loaded;
+    for (int g = 0; g < groups_; ++g) {
+      loaded.push_back(
+          nets::MakeNetEvaluator<G>(net, path.string(), device_, config_.selfplay().precision()));
+    }
+    owned_evaluators_ = std::move(loaded);
+    evaluators_.clear();
+    for (const auto& evaluator : owned_evaluators_) evaluators_.push_back(evaluator.get());
     generation_ = generation;
     const bool first = net_id_.empty();
     net_id_ = fmt::format("best-{:04d}", generation);
@@ -291,7 +292,7 @@ class SelfPlayWorker {
     pending_.clear();
     if (request_.shared != nullptr) request_.shared->Notify();
 
-    const ActorStats& s = actors_->stats();
+    const ActorStats s = actors_->stats();
     metrics_.Write(
         {{"type", "selfplay"},
          {"time", nets::UtcNow()},
@@ -339,8 +340,10 @@ class SelfPlayWorker {
   RunLog& log_;
   MetricsFile& metrics_;
   std::string device_;
-  std::unique_ptr<Evaluator<G>> evaluator_;
-  std::unique_ptr<SelfPlayActors<G>> actors_;
+  int groups_ = 1;                                               // actor groups (ActorGroupCount)
+  std::vector<std::unique_ptr<Evaluator<G>>> owned_evaluators_;  // [group] the current net's
+  std::vector<Evaluator<G>*> evaluators_;                        // [group] the same, as passed
+  std::unique_ptr<ConcurrentActors<G>> actors_;
   std::vector<std::pair<proto::GameRecord, std::string>> pending_;  // record, its single file
   int generation_ = -1;
   std::string net_id_;

@@ -21,6 +21,7 @@
 
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
+#include "engine/core/fnv.h"
 #include "engine/core/zobrist.h"
 #include "engine/games.h"
 #include "nets/augment.h"
@@ -40,19 +41,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-uint64_t Fnv1a(std::string_view text, uint64_t hash = 0xcbf29ce484222325ull) {
-  for (char c : text) hash = (hash ^ uint8_t(c)) * 0x100000001b3ull;
-  return hash;
-}
-
-std::string CandidateName(int64_t step, const char* extension) {
-  return fmt::format("candidate-{:08d}.{}", step, extension);
-}
 
 bool IsCuda(const std::string& device) { return device.rfind("cuda", 0) == 0; }
 
@@ -374,7 +362,7 @@ class TrainerRole {
       ++games_;
       plies_ += record.moves_size();
       for (const proto::MoveRecord& move : record.moves()) positions_ += move.has_target();
-      const uint64_t key = Fnv1a(std::to_string(record.index()), Fnv1a(record.worker() + ":"));
+      const uint64_t key = Fnv1a64(std::to_string(record.index()), Fnv1a64(record.worker() + ":"));
       if (int(key % uint64_t(env_.world_size)) == env_.rank) {
         mine.emplace_back(std::move(record), fmt::format("{} game {}", path, i));
       }
@@ -474,8 +462,8 @@ class TrainerRole {
     const int64_t step = trainer_->step();
     if (config_.gating().enabled()) {
       const fs::path candidates = dir_ / "nets" / "candidates";
-      return fs::exists(candidates / CandidateName(step, "vznet")) ||
-             fs::exists(candidates / CandidateName(step, "json"));
+      return fs::exists(candidates / CandidateFile(step, "vznet")) ||
+             fs::exists(candidates / CandidateFile(step, "json"));
     }
     return PromotedStep((dir_ / "nets").string()) >= step;
   }
@@ -487,7 +475,7 @@ class TrainerRole {
     nets::NetFile net =
         trainer_->ExportNet(uint64_t(agreed_games_), fmt::format("best-{:04d}", best));
     if (config_.gating().enabled()) {
-      const fs::path path = dir_ / "nets" / "candidates" / CandidateName(step, "vznet");
+      const fs::path path = dir_ / "nets" / "candidates" / CandidateFile(step, "vznet");
       nets::WriteNetFile(path.string(), net);
       metrics_->Write({{"type", "candidate"},
                        {"time", nets::UtcNow()},

@@ -112,6 +112,25 @@ int HighestGeneration(const std::string& nets_dir) {
 
 std::string GenerationFile(int generation) { return fmt::format("best-{:04d}.vznet", generation); }
 
+std::string CandidateFile(int64_t step, std::string_view extension) {
+  return fmt::format("candidate-{:08d}.{}", step, extension);
+}
+
+int64_t CandidateStep(std::string_view name, std::string_view extension) {
+  constexpr std::string_view kPrefix = "candidate-";
+  if (name.size() != kPrefix.size() + 8 + 1 + extension.size() || !name.starts_with(kPrefix) ||
+      name[kPrefix.size() + 8] != '.' || !name.ends_with(extension)) {
+    return -1;
+  }
+  const std::string_view digits = name.substr(kPrefix.size(), 8);
+  if (digits.find_first_not_of("0123456789") != std::string_view::npos) return -1;
+  return std::stoll(std::string(digits));
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 std::optional<proto::TrainConfig> SavedConfig(const std::string& dir) {
   const fs::path path = fs::path(dir) / "config.txtpb";
   if (!fs::exists(path)) return std::nullopt;

@@ -13,6 +13,7 @@
 // Thread-safety: RunLog and MetricsFile may be shared by threads (the roles of `vzero train`); the
 // functions share no state.
 
+#include <chrono>
 #include <cstdint>
 #include <fstream>
 #include <memory>
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "proto/train.pb.h"
@@ -80,6 +82,15 @@ int HighestGeneration(const std::string& nets_dir);
 
 // "best-0003.vznet".
 std::string GenerationFile(int generation);
+
+// "candidate-00001500.vznet" for step 1500 and extension "vznet" (nets/candidates/).
+std::string CandidateFile(int64_t step, std::string_view extension);
+
+// The step of a CandidateFile name with `extension`, or -1 for any other name.
+int64_t CandidateStep(std::string_view name, std::string_view extension);
+
+// Seconds of the steady clock since `start`.
+double SecondsSince(std::chrono::steady_clock::time_point start);
 
 // The config of the run in `dir` (config.txtpb), or nullopt when it has none. Throws vz::Error
 // naming the file when it does not parse.

@@ -22,6 +22,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -68,13 +69,16 @@ inline int ResultFromWhite(Status status) {
 template <Game G>
 class SelfPlayActors {
  public:
-  // `config` must be valid (ValidateTrainConfig). Game numbers start at `first_game_index` (so a
-  // resumed run continues its numbering); `worker` and `config_hash` are copied into every record.
+  // `config` must be valid (ValidateTrainConfig). Game numbers are `first_game_index` (so a
+  // resumed run continues its numbering), then every `index_stride`-th number after it (>= 1;
+  // concurrent groups interleave: selfplay/concurrent_actors.h); `worker` and `config_hash` are
+  // copied into every record.
   SelfPlayActors(const proto::SelfPlayConfig& config, uint64_t seed, int64_t first_game_index,
-                 std::string worker, uint64_t config_hash)
+                 std::string worker, uint64_t config_hash, int64_t index_stride = 1)
       : config_(config),
         seed_(seed),
         next_index_(first_game_index),
+        index_stride_(std::max<int64_t>(1, index_stride)),
         worker_(std::move(worker)),
         config_hash_(config_hash),
         slots_(size_t(std::max<uint32_t>(1, config.concurrent_games()))) {
@@ -135,7 +139,8 @@ class SelfPlayActors {
   static double Uniform(uint64_t& state) { return double(Next(state) >> 11) * 0x1.0p-53; }
 
   void StartGame(Slot& slot) {
-    const int64_t index = next_index_++;
+    const int64_t index = next_index_;
+    next_index_ += index_stride_;
     slot.active = true;
     slot.searching = false;
     slot.random = SplitMix64(seed_ * 0x100000001B3ull + uint64_t(index));
@@ -323,6 +328,7 @@ class SelfPlayActors {
   SearchParams params_;
   uint64_t seed_;
   int64_t next_index_;
+  int64_t index_stride_;
   std::string worker_;
   uint64_t config_hash_;
   std::string net_id_;

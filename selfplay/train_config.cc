@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/core/fnv.h"
 #include "engine/registry.h"
 #if VZ_HAVE_TORCH
 #include "nets/net_architecture.h"
@@ -359,6 +360,7 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
   CheckDevice("selfplay.device", s.device());
   CheckOneOf("selfplay.precision", s.precision(), precisions);
   CheckUnsigned("selfplay.cpu_threads", s.cpu_threads(), 0, 1024);
+  CheckUnsigned("selfplay.actor_threads", s.actor_threads(), 0, 1024);
 
   const proto::ReplayConfig& r = config.replay();
   CheckUnsigned("replay.window_games", r.window_games(), 1, 100000000);
@@ -422,6 +424,7 @@ uint64_t TrainConfigHash(const proto::TrainConfig& config) {
   copy.mutable_selfplay()->clear_device();
   copy.mutable_selfplay()->clear_precision();
   copy.mutable_selfplay()->clear_cpu_threads();
+  copy.mutable_selfplay()->clear_actor_threads();
   copy.mutable_optimizer()->clear_device();
   copy.mutable_optimizer()->clear_cpu_threads();
   std::string bytes;
@@ -431,9 +434,7 @@ uint64_t TrainConfigHash(const proto::TrainConfig& config) {
     coded.SetSerializationDeterministic(true);
     copy.SerializeToCodedStream(&coded);
   }
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : bytes) hash = (hash ^ c) * 0x100000001b3ull;
-  return hash;
+  return Fnv1a64(bytes);
 }
 
 }  // namespace vz

@@ -25,6 +25,7 @@
 
 #include "engine/chaco_rex/game.h"
 #include "engine/chad/game.h"
+#include "engine/core/bits.h"
 #include "engine/cuarenta/game.h"
 #include "engine/draughts/game.h"
 
@@ -81,8 +82,8 @@ struct EvalTraits<chaco_rex::ChacoRexGame> {
   static int Material(const Position& p) {
     int score = 0;
     for (int type = chaco_rex::kPawn; type <= chaco_rex::kQueen; ++type) {
-      score += kValues[type] * (chaco_rex::PopCount(p.by_type[type] & p.by_color[0]) -
-                                chaco_rex::PopCount(p.by_type[type] & p.by_color[1]));
+      score += kValues[type] * (PopCount(p.by_type[type] & p.by_color[0]) -
+                                PopCount(p.by_type[type] & p.by_color[1]));
     }
     return score;
   }

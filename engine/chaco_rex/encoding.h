@@ -33,27 +33,19 @@
 
 namespace vz {
 
+// Shape {planes, height, width}, input id, action id, symmetries (layout above).
+inline constexpr EncodingSpec kChacoRexEncoding = {{15, chaco_rex::kNumRanks, chaco_rex::kNumFiles},
+                                                   {"chaco-rex/planes", 1},
+                                                   {"chaco-rex/from-to-underpromotion", 1},
+                                                   2};
+
 template <>
-struct InputEncoding<chaco_rex::ChacoRexGame> {
-  using Position = chaco_rex::Position;
-
-  static constexpr int kPlanes = 15;
-  static constexpr int kHeight = chaco_rex::kNumRanks;
-  static constexpr int kWidth = chaco_rex::kNumFiles;
-  static constexpr int kSize = kPlanes * kHeight * kWidth;
-  static constexpr const char* kEncodingName = "chaco-rex/planes";
-  static constexpr int kVersion = 1;
-  static constexpr const char* kActionName = "chaco-rex/from-to-underpromotion";
-  static constexpr int kActionVersion = 1;
-  static constexpr int kNumActions = chaco_rex::ChacoRexGame::kNumActions;
-  static constexpr int kNumSymmetries = 2;
-
-  // Plane numbers (layout above).
-  static constexpr int kOwnPawns = 0;    // + type - 1 for the own pieces
-  static constexpr int kTheirPawns = 6;  // + type - 1 for the opponent's pieces
-  static constexpr int kRealCells = 12;
-  static constexpr int kEnPassant = 13;
-  static constexpr int kRepetition = 14;
+struct InputEncoding<chaco_rex::ChacoRexGame>
+    : EncodingConstants<chaco_rex::ChacoRexGame, kChacoRexEncoding> {
+  // Plane numbers (layout above); kOwnPawns: + type - 1 for the own pieces; kTheirPawns: + type - 1
+  // for the opponent's pieces.
+  static constexpr int kOwnPawns = 0, kTheirPawns = 6, kRealCells = 12, kEnPassant = 13,
+                       kRepetition = 14;
 
   // Writes planes[kSize] for `p` (layout above); repetition_count >= 1.
   VZ_HD static void Encode(const Position& p, int repetition_count, float* planes) {

@@ -35,11 +35,6 @@
 
 namespace vz::chaco_rex {
 
-// The bit scans of engine/core/bits.h, also reachable as chaco_rex::LowestBit etc.
-using vz::HighestBit;
-using vz::LowestBit;
-using vz::PopCount;
-
 inline constexpr int kNumCells = 85;
 inline constexpr int kNumFiles = 19;
 inline constexpr int kNumRanks = 9;

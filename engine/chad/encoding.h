@@ -33,34 +33,16 @@
 
 namespace vz {
 
+// Shape {planes, height, width}, input id, action id, symmetries (layout above).
+inline constexpr EncodingSpec kChadEncoding = {
+    {12, 12, 12}, {"chad/planes", 1}, {"chad/from-slide-leap", 1}, 2};
+
 template <>
-struct InputEncoding<chad::ChadGame> {
-  using Position = chad::Position;
-
-  static constexpr int kPlanes = 12;
-  static constexpr int kHeight = 12;
-  static constexpr int kWidth = 12;
-  static constexpr int kSize = kPlanes * kHeight * kWidth;
-  static constexpr const char* kEncodingName = "chad/planes";
-  static constexpr int kVersion = 1;
-  static constexpr const char* kActionName = "chad/from-slide-leap";
-  static constexpr int kActionVersion = 1;
-  static constexpr int kNumActions = chad::ChadGame::kNumActions;
-  static constexpr int kNumSymmetries = 2;
-
+struct InputEncoding<chad::ChadGame> : EncodingConstants<chad::ChadGame, kChadEncoding> {
   // Plane numbers (layout above).
-  static constexpr int kOwnRooks = 0;
-  static constexpr int kOwnQueens = 1;
-  static constexpr int kOwnKing = 2;
-  static constexpr int kTheirRooks = 3;
-  static constexpr int kTheirQueens = 4;
-  static constexpr int kTheirKing = 5;
-  static constexpr int kOwnCastle = 6;
-  static constexpr int kOwnWall = 7;
-  static constexpr int kTheirCastle = 8;
-  static constexpr int kTheirWall = 9;
-  static constexpr int kOnes = 10;
-  static constexpr int kRepetition = 11;
+  static constexpr int kOwnRooks = 0, kOwnQueens = 1, kOwnKing = 2, kTheirRooks = 3,
+                       kTheirQueens = 4, kTheirKing = 5, kOwnCastle = 6, kOwnWall = 7,
+                       kTheirCastle = 8, kTheirWall = 9, kOnes = 10, kRepetition = 11;
 
   // Writes planes[kSize] for `p` (layout above); repetition_count >= 1.
   VZ_HD static void Encode(const Position& p, int repetition_count, float* planes) {

@@ -28,11 +28,6 @@
 
 namespace vz::chad {
 
-// The bit scans of engine/core/bits.h, also reachable as chad::LowestBit etc.
-using vz::HighestBit;
-using vz::LowestBit;
-using vz::PopCount;
-
 inline constexpr int kNumSquares = 144;
 inline constexpr int kBoardSize = 12;
 

@@ -33,29 +33,17 @@
 
 namespace vz {
 
+// Shape {planes, height, width}, input id, action id, symmetries (layout above).
+inline constexpr EncodingSpec kCuarentaEncoding = {
+    {19, 9, 9}, {"cuarenta/planes", 1}, {"cuarenta/from-plane", 1}, 1};
+
 template <>
-struct InputEncoding<cuarenta::CuarentaGame> {
-  using Position = cuarenta::Position;
-
-  static constexpr int kPlanes = 19;
-  static constexpr int kHeight = 9;
-  static constexpr int kWidth = 9;
-  static constexpr int kSize = kPlanes * kHeight * kWidth;
-  static constexpr const char* kEncodingName = "cuarenta/planes";
-  static constexpr int kVersion = 1;
-  static constexpr const char* kActionName = "cuarenta/from-plane";
-  static constexpr int kActionVersion = 1;
-  static constexpr int kNumActions = cuarenta::CuarentaGame::kNumActions;
-  static constexpr int kNumSymmetries = 1;
-
-  // Plane numbers (layout above).
-  static constexpr int kOwnKing = 0;    // + PieceType - 1 for the own pieces
-  static constexpr int kTheirKing = 7;  // + PieceType - 1 for the opponent's pieces
-  static constexpr int kRealSquares = 14;
-  static constexpr int kOwnCastling = 15;
-  static constexpr int kTheirCastling = 16;
-  static constexpr int kFortyMove = 17;
-  static constexpr int kWhiteToMove = 18;
+struct InputEncoding<cuarenta::CuarentaGame>
+    : EncodingConstants<cuarenta::CuarentaGame, kCuarentaEncoding> {
+  // Plane numbers (layout above); kOwnKing: + PieceType - 1 for the own pieces; kTheirKing: +
+  // PieceType - 1 for the opponent's pieces.
+  static constexpr int kOwnKing = 0, kTheirKing = 7, kRealSquares = 14, kOwnCastling = 15,
+                       kTheirCastling = 16, kFortyMove = 17, kWhiteToMove = 18;
 
   // Writes planes[kSize] for `p` (layout above); repetition_count is ignored.
   VZ_HD static void Encode(const Position& p, int /*repetition_count*/, float* planes) {

@@ -186,7 +186,17 @@ VZ_HD inline void GenerateMoves(const Position& p, List& list) {
   c.sensitive = in_check ? kAllSquares : t.all_rays[c.king];
   const uint64_t own = c.own, occupied = c.occupied;
 
-  // Pawns.
+  // Pawns. A pawn that reaches its promotion zone may become a camel, on the last rank also a
+  // frog, guard, vao or bishop (or stay a pawn: the plain move comes first).
+  const auto push_promotions = [&](int from, int to) {
+    if (!(Bit(to) & t.zone[c.us])) return;
+    list.Push(MakeMove(from, to, kCamel));
+    if (!(Bit(to) & t.last_rank[c.us])) return;
+    list.Push(MakeMove(from, to, kFrog));
+    list.Push(MakeMove(from, to, kGuard));
+    list.Push(MakeMove(from, to, kVao));
+    list.Push(MakeMove(from, to, kBishop));
+  };
   const uint64_t pawns = p.by_type[kPawn] & own;
   const uint64_t not_pawn_targets = own | (p.by_type[kPawn] & c.enemy);
   for (uint64_t bits = pawns; bits;) {
@@ -197,57 +207,37 @@ VZ_HD inline void GenerateMoves(const Position& p, List& list) {
       targets &= targets - 1;
       if (!PieceMoveLegal(p, c, from, to)) continue;
       list.Push(MakeMove(from, to));
-      if (Bit(to) & t.zone[c.us]) {
-        list.Push(MakeMove(from, to, kCamel));
-        if (Bit(to) & t.last_rank[c.us]) {
-          list.Push(MakeMove(from, to, kFrog));
-          list.Push(MakeMove(from, to, kGuard));
-          list.Push(MakeMove(from, to, kVao));
-          list.Push(MakeMove(from, to, kBishop));
-        }
-      }
+      push_promotions(from, to);
     }
   }
   // Promotion in place changes no occupancy, so it is legal exactly when not in check.
   if (!in_check) {
-    for (uint64_t bits = pawns & t.zone[c.us]; bits;) {
+    for (uint64_t bits = pawns & t.zone[c.us]; bits; bits &= bits - 1) {
       const int square = LowestBit(bits);
-      bits &= bits - 1;
-      list.Push(MakeMove(square, square, kCamel));
-      if (Bit(square) & t.last_rank[c.us]) {
-        list.Push(MakeMove(square, square, kFrog));
-        list.Push(MakeMove(square, square, kGuard));
-        list.Push(MakeMove(square, square, kVao));
-        list.Push(MakeMove(square, square, kBishop));
-      }
+      push_promotions(square, square);
     }
   }
-  // Guards and camels.
-  for (uint64_t bits = p.by_type[kGuard] & own; bits;) {
-    const int from = LowestBit(bits);
-    bits &= bits - 1;
-    PushTargets(p, c, list, from, t.guard[from] & ~own);
-  }
-  for (uint64_t bits = p.by_type[kCamel] & own; bits;) {
-    const int from = LowestBit(bits);
-    bits &= bits - 1;
-    PushTargets(p, c, list, from, t.camel[from] & ~own);
-  }
-  // Bishops and vaos.
-  for (uint64_t bits = p.by_type[kBishop] & own; bits;) {
-    const int from = LowestBit(bits);
-    bits &= bits - 1;
+  // The moves of every own piece of `type` to targets_of(from).
+  const auto push_piece_moves = [&](int type, auto targets_of) {
+    for (uint64_t bits = p.by_type[type] & own; bits; bits &= bits - 1) {
+      const int from = LowestBit(bits);
+      PushTargets(p, c, list, from, targets_of(from));
+    }
+  };
+  push_piece_moves(kGuard, [&](int from) { return t.guard[from] & ~own; });
+  push_piece_moves(kCamel, [&](int from) { return t.camel[from] & ~own; });
+  // Bishops: diagonal slides up to the first piece, capturing it if it is an enemy.
+  push_piece_moves(kBishop, [&](int from) {
     uint64_t targets = 0;
     for (int d = 0; d < 4; ++d) {
       const uint64_t ray = t.ray[d][from];
       const uint64_t blockers = ray & occupied;
       targets |= blockers ? ray & ~t.ray[d][FirstOnRay(d, blockers)] : ray;
     }
-    PushTargets(p, c, list, from, targets & ~own);
-  }
-  for (uint64_t bits = p.by_type[kVao] & own; bits;) {
-    const int from = LowestBit(bits);
-    bits &= bits - 1;
+    return targets & ~own;
+  });
+  // Vaos: diagonal moves to empty squares, captures only over one screen.
+  push_piece_moves(kVao, [&](int from) {
     uint64_t targets = 0;
     for (int d = 0; d < 4; ++d) {
       const uint64_t ray = t.ray[d][from];
@@ -261,20 +251,18 @@ VZ_HD inline void GenerateMoves(const Position& p, List& list) {
       const uint64_t beyond = t.ray[d][screen] & occupied;
       if (beyond) targets |= Bit(FirstOnRay(d, beyond)) & c.enemy;
     }
-    PushTargets(p, c, list, from, targets);
-  }
+    return targets;
+  });
   // Frogs: orthogonal steps, and jumps over a row of own pieces that does not reach the edge.
-  for (uint64_t bits = p.by_type[kFrog] & own; bits;) {
-    const int from = LowestBit(bits);
-    bits &= bits - 1;
+  push_piece_moves(kFrog, [&](int from) {
     uint64_t targets = t.orthogonal_step[from] & ~own;
     for (int d = 0; d < kNumDirections; ++d) {
       if (!(t.adjacent[d][from] & own)) continue;
       const uint64_t landing = t.ray[d][from] & ~own;
       if (landing) targets |= Bit(FirstOnRay(d, landing));
     }
-    PushTargets(p, c, list, from, targets);
-  }
+    return targets;
+  });
   // King: diagonal steps (move or capture), vertical steps onto empty squares, castling.
   {
     const int from = c.king;

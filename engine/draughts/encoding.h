@@ -31,30 +31,16 @@
 
 namespace vz {
 
+// Shape {planes, height, width}, input id, action id, symmetries (layout above).
+inline constexpr EncodingSpec kDraughtsEncoding = {
+    {8, 8, 8}, {"portuguese-draughts/planes", 1}, {"portuguese-draughts/from-to", 1}, 1};
+
 template <>
-struct InputEncoding<draughts::DraughtsGame> {
-  using Position = draughts::Position;
-
-  static constexpr int kPlanes = 8;
-  static constexpr int kHeight = 8;
-  static constexpr int kWidth = 8;
-  static constexpr int kSize = kPlanes * kHeight * kWidth;
-  static constexpr const char* kEncodingName = "portuguese-draughts/planes";
-  static constexpr int kVersion = 1;
-  static constexpr const char* kActionName = "portuguese-draughts/from-to";
-  static constexpr int kActionVersion = 1;
-  static constexpr int kNumActions = draughts::DraughtsGame::kNumActions;
-  static constexpr int kNumSymmetries = 1;
-
+struct InputEncoding<draughts::DraughtsGame>
+    : EncodingConstants<draughts::DraughtsGame, kDraughtsEncoding> {
   // Plane numbers (layout above).
-  static constexpr int kOwnMen = 0;
-  static constexpr int kOwnKings = 1;
-  static constexpr int kTheirMen = 2;
-  static constexpr int kTheirKings = 3;
-  static constexpr int kOnes = 4;
-  static constexpr int kTwentyMove = 5;
-  static constexpr int kThreeKings = 6;
-  static constexpr int kRepetition = 7;
+  static constexpr int kOwnMen = 0, kOwnKings = 1, kTheirMen = 2, kTheirKings = 3, kOnes = 4,
+                       kTwentyMove = 5, kThreeKings = 6, kRepetition = 7;
 
   // Writes planes[kSize] for `p` (layout above); repetition_count >= 1.
   VZ_HD static void Encode(const Position& p, int repetition_count, float* planes) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/fnv.h"
 #include "engine/core/types.h"
 #include "engine/search/search_params.h"
 #include "engine/search/wdl.h"
@@ -71,12 +72,9 @@ struct BenchReport {
 
 // Bench signatures are FNV-1a hashes: start from kSignatureBasis (FNV-1a's 64-bit offset basis)
 // and mix in each value with MixSignature, which hashes its 8 bytes, lowest first.
-inline constexpr uint64_t kSignatureBasis = 0xcbf29ce484222325ull;
+inline constexpr uint64_t kSignatureBasis = kFnv1aBasis;
 inline uint64_t MixSignature(uint64_t signature, uint64_t value) {
-  for (int byte = 0; byte < 8; ++byte) {
-    signature = (signature ^ ((value >> (8 * byte)) & 0xff)) * 0x100000001b3ull;
-  }
-  return signature;
+  return Fnv1a64Word(value, signature);
 }
 
 // "win", "draw", "loss" for `side`, or "" for kOngoing.

@@ -145,6 +145,17 @@ TEST_F(RunDirTest, WaitForRunConfigReadsTheSavedOneOrStops) {
   EXPECT_GE(waited, 1);
 }
 
+TEST(RunDirNames, CandidateFilesRoundTripAndOtherNamesAreRejected) {
+  EXPECT_EQ(CandidateFile(1500, "vznet"), "candidate-00001500.vznet");
+  EXPECT_EQ(CandidateStep(CandidateFile(1500, "vznet"), "vznet"), 1500);
+  EXPECT_EQ(CandidateStep(CandidateFile(7, "json"), "json"), 7);
+  for (const char* name :
+       {"candidate-00001500.json", "candidate-0000150.vznet", "candidate-0000150x.vznet",
+        "candidate-00001500xvznet", "xandidate-00001500.vznet", "candidate-00001500.vznet.tmp"}) {
+    EXPECT_EQ(CandidateStep(name, "vznet"), -1) << name;
+  }
+}
+
 TEST_F(RunDirTest, GenerationsAndExclusiveFiles) {
   EXPECT_EQ(HighestGeneration(File("absent")), 0);
   for (const std::string& name : {GenerationFile(2), GenerationFile(11), std::string("best.vznet"),
