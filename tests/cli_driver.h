@@ -131,6 +131,12 @@ inline Execution RunVzero(const std::vector<std::string>& arguments,
   return run;
 }
 
+// `vzero net init`: writes a fresh net of preset `tiny` for `variant` to `path` (a vzero without
+// the networks fails it: see VzeroSkipReason).
+inline Execution InitTinyNet(const std::string& variant, const std::string& path) {
+  return RunVzero({"net", "init", "--variant", variant, "--preset", "tiny", "-o", path});
+}
+
 // Starts vzero in the background with `arguments` and `environment` added, its stdout and stderr
 // written to `log` (appended with `append`, else truncated); returns its pid (-1 on failure).
 inline pid_t StartVzero(const std::vector<std::string>& arguments, const std::filesystem::path& log,
@@ -195,6 +201,24 @@ inline std::string BestMoveOf(const std::vector<std::string>& lines) {
   if (lines.empty() || !StartsWith(lines.back(), "bestmove")) return "";
   const std::vector<std::string> words = Words(lines.back());
   return words.size() >= 2 ? words[1] : "";
+}
+
+// Checks that none of `lines` is a bestmove: what a search without a limit (go infinite, go
+// ponder) must not print before stop.
+inline void ExpectNoBestMove(const std::vector<std::string>& lines) {
+  for (const std::string& line : lines) {
+    EXPECT_FALSE(StartsWith(line, "bestmove")) << "bestmove before stop in go infinite";
+  }
+}
+
+// Sends `go infinite` and `isready` to `uci` (a UCI engine driver with Send(line) and
+// ReadUntil(prefix), in process or through pipes) and checks that readyok comes while the search
+// goes on, with no bestmove before it.
+template <class Uci>
+void GoInfiniteAndExpectReadyok(Uci& uci) {
+  uci.Send("go infinite");
+  uci.Send("isready");
+  ExpectNoBestMove(uci.ReadUntil("readyok"));
 }
 
 class CliSession {

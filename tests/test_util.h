@@ -2,7 +2,10 @@
 
 // Helpers shared by the test suites of every layer.
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -48,6 +51,38 @@ std::string ErrorOf(F&& call) {
     return error.what();
   }
   return "";
+}
+
+// The vz::Error message of G::ParsePosition(text), or "" when it parses.
+template <Game G>
+std::string ParsePositionError(const std::string& text) {
+  return ErrorOf([&] { G::ParsePosition(text); });
+}
+
+// The vz::Error message of G::ParseMove(move) in the position string `fen` (which must parse), or
+// "" when the move parses.
+template <Game G>
+std::string ParseMoveError(const std::string& fen, const std::string& move) {
+  const typename G::Position p = G::ParsePosition(fen);
+  return ErrorOf([&] { G::ParseMove(p, move); });
+}
+
+// A TCP port that was free a moment ago on 127.0.0.1 (the kernel's choice), or `fallback` when
+// none could be had.
+inline int FreeLoopbackPort(int fallback) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof(address);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    if (fd >= 0) close(fd);
+    return fallback;
+  }
+  close(fd);
+  return ntohs(address.sin_port);
 }
 
 // The input planes of `position` under encoding E (engine/input_encoding.h), every entry

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,6 +20,7 @@
 #include "engine/core/error.h"
 #include "engine/registry.h"
 #include "tests/cli_driver.h"
+#include "tests/serve/analysis_lines.h"
 
 namespace vz {
 namespace {
@@ -28,27 +28,10 @@ namespace {
 using Json = nlohmann::json;
 using vz::testing::CliSession;
 
-struct Transcript {
+// A finished `vzero analysis`: its stdout lines, exit status and stderr.
+struct Transcript : vz::testing::AnalysisLines {
   int status = -1;
-  std::vector<Json> lines;  // stdout, one JSON object a line
   std::string stderr_text;
-
-  std::vector<Json> Answers(const std::string& id) const {
-    std::vector<Json> answers;
-    for (const Json& line : lines) {
-      if (line.contains("turnNumber") && line["id"] == id && !line["isDuringSearch"].get<bool>()) {
-        answers.push_back(line);
-      }
-    }
-    return answers;
-  }
-  std::vector<Json> Errors(const Json& id) const {
-    std::vector<Json> errors;
-    for (const Json& line : lines) {
-      if (line.contains("error") && line["id"] == id) errors.push_back(line);
-    }
-    return errors;
-  }
 };
 
 std::string TempPath(const std::string& name) {
@@ -76,8 +59,7 @@ Transcript Analyse(const std::vector<std::string>& input,
     EXPECT_FALSE(json.is_discarded()) << "not JSON: " << line;
     if (!json.is_discarded()) transcript.lines.push_back(json);
   }
-  std::ifstream in(err);
-  transcript.stderr_text.assign(std::istreambuf_iterator<char>(in), {});
+  transcript.stderr_text = vz::testing::ReadFile(err);
   std::filesystem::remove(err);
   return transcript;
 }
@@ -309,15 +291,12 @@ TEST_F(AnalysisCliTest, EndOfInputFinishesQueuedQueries) {
 }
 
 TEST_F(AnalysisCliTest, NetServesTheVariantItWasMadeFor) {
-  const std::string net = TempPath("cuarenta.vznet");
-  {
-    CliSession session;
-    ASSERT_TRUE(
-        session.Start({"net", "init", "--variant", "cuarenta", "--preset", "tiny", "-o", net}));
-    session.CloseInput();
-    const std::string out = session.ReadAll();
-    if (session.Wait() != 0) GTEST_SKIP() << "no nets in this build: " << out;
+  if (const std::string why = vz::testing::VzeroSkipReason("the net command"); !why.empty()) {
+    GTEST_SKIP() << why;
   }
+  const std::string net = TempPath("cuarenta.vznet");
+  const vz::testing::Execution init = vz::testing::InitTinyNet("cuarenta", net);
+  ASSERT_EQ(init.status, 0) << init.output;
   const Transcript run =
       Analyse({R"({"id":"cu","variant":"cuarenta","maxVisits":40,"includePolicy":true})",
                R"({"id":"pd","variant":"portuguese-draughts","maxVisits":10})"},

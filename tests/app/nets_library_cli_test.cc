@@ -33,8 +33,7 @@ class NetsLibraryCliTest : public testing::TempDirTest {
 
 TEST_F(NetsLibraryCliTest, ANetSearchesThroughTheBinarysEvaluatorSlot) {
   const std::string net = File("cuarenta.vznet");
-  const Execution init =
-      RunVzero({"net", "init", "--variant", "cuarenta", "--preset", "tiny", "-o", net});
+  const Execution init = testing::InitTinyNet("cuarenta", net);
   ASSERT_EQ(init.status, 0) << init.output;
   const Execution search = RunVzero({"search", "--variant", "cuarenta", "--evaluator", "net",
                                      "--net", net, "--simulations", "16"},
@@ -50,8 +49,7 @@ TEST_F(NetsLibraryCliTest, WithoutTheLibraryOnlyTheNetCommandsFail) {
   ASSERT_EQ(setenv("VZ_VZERO", vzero.c_str(), 1), 0);
   const Execution perft = RunVzero({"perft", "--variant", "chad", "--depth", "1"});
   const Execution version = RunVzero({"version"});
-  const Execution init =
-      RunVzero({"net", "init", "--variant", "chad", "--preset", "tiny", "-o", File("chad.vznet")});
+  const Execution init = testing::InitTinyNet("chad", File("chad.vznet"));
   unsetenv("VZ_VZERO");
   EXPECT_EQ(perft.status, 0) << perft.output;
   EXPECT_EQ(version.status, 0) << version.output;

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -84,10 +83,7 @@ class PlaySession {
   }
 
   // What the command wrote to stderr so far.
-  std::string stderr_text() const {
-    std::ifstream in(stderr_path_);
-    return std::string((std::istreambuf_iterator<char>(in)), {});
-  }
+  std::string stderr_text() const { return vz::testing::ReadFile(stderr_path_); }
   bool ended() const { return session_.ended(); }
   bool timed_out() const { return session_.timed_out(); }
   const std::string& transcript() const { return transcript_; }
@@ -198,8 +194,7 @@ TEST_F(PlayCommandsTest, UndoHintFenAndIllegalInput) {
   EXPECT_NE(play.Say("undo").find("none of your moves"), std::string::npos);
   EXPECT_EQ(play.Finish(), 0);
   EXPECT_NE(play.transcript().find("result: *"), std::string::npos);
-  std::ifstream in(record);
-  const std::string saved((std::istreambuf_iterator<char>(in)), {});
+  const std::string saved = vz::testing::ReadFile(record);
   EXPECT_NE(saved.find("[Result \"*\"]"), std::string::npos) << saved;
   EXPECT_NE(saved.find("[PlyCount \"0\"]"), std::string::npos) << saved;
   std::filesystem::remove(record);
@@ -233,23 +228,19 @@ TEST_F(PlayCommandsTest, EngineMovesFirstWhenThePersonPlaysBlack) {
   EXPECT_NE(play.transcript().find("vzero plays: "), std::string::npos) << play.transcript();
   EXPECT_NE(play.transcript().find("black to move> "), std::string::npos);
   EXPECT_EQ(play.Finish(), 0);
-  std::ifstream in(record);
-  const std::string saved((std::istreambuf_iterator<char>(in)), {});
+  const std::string saved = vz::testing::ReadFile(record);
   EXPECT_NE(saved.find("[White \"vzero"), std::string::npos) << saved;
   EXPECT_NE(saved.find("[Black \"human\"]"), std::string::npos) << saved;
   std::filesystem::remove(record);
 }
 
 TEST_F(PlayCommandsTest, NetEngineAndRefusedNet) {
-  const std::string net = TempPath("cuarenta.vznet");
-  {
-    CliSession session;
-    ASSERT_TRUE(
-        session.Start({"net", "init", "--variant", "cuarenta", "--preset", "tiny", "-o", net}));
-    session.CloseInput();
-    const std::string out = session.ReadAll();
-    if (session.Wait() != 0) GTEST_SKIP() << "no nets in this build: " << out;
+  if (const std::string why = vz::testing::VzeroSkipReason("the net command"); !why.empty()) {
+    GTEST_SKIP() << why;
   }
+  const std::string net = TempPath("cuarenta.vznet");
+  const vz::testing::Execution init = vz::testing::InitTinyNet("cuarenta", net);
+  ASSERT_EQ(init.status, 0) << init.output;
   const std::string record = TempPath("net.pgn");
   {
     PlaySession play;

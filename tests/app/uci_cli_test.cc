@@ -24,6 +24,8 @@ namespace vz {
 namespace {
 
 using testing::ExpectLegalProtocolMove;
+using testing::ExpectNoBestMove;
+using testing::GoInfiniteAndExpectReadyok;
 using testing::StartsWith;
 using testing::VzeroPath;
 using testing::Words;
@@ -66,6 +68,12 @@ class UciProcess {
       if (rest != nullptr) rest->push_back(*line);
     }
     return session_.Wait();
+  }
+
+  // Sends quit, then Finish.
+  int Quit() {
+    Send("quit");
+    return Finish();
   }
 
  private:
@@ -115,8 +123,7 @@ TEST_F(UciCliTest, HandshakeListsIdAndOptions) {
                    (StartsWith(line, "info string") && line.find("rollout") != std::string::npos);
   }
   EXPECT_TRUE(rollout_note) << "no info string saying that rollouts are used without a net";
-  uci.Send("quit");
-  EXPECT_EQ(uci.Finish(), 0);
+  EXPECT_EQ(uci.Quit(), 0);
 }
 
 TEST_F(UciCliTest, StopEndsAnInfiniteSearchAndIsReadyIsAnsweredMeanwhile) {
@@ -124,16 +131,10 @@ TEST_F(UciCliTest, StopEndsAnInfiniteSearchAndIsReadyIsAnsweredMeanwhile) {
   uci.Send("setoption name UCI_ShowWDL value true");
   uci.Send("setoption name MultiPV value 2");
   uci.Send("position startpos");
-  uci.Send("go infinite");
-  uci.Send("isready");
-  for (const std::string& line : uci.ReadUntil("readyok")) {
-    EXPECT_FALSE(StartsWith(line, "bestmove")) << "bestmove before stop in go infinite";
-  }
+  GoInfiniteAndExpectReadyok(uci);
   // A periodic report comes while the search goes on (then every root move has visits, so that
   // both MultiPV lines exist), still without a bestmove.
-  for (const std::string& line : uci.ReadUntil("info depth")) {
-    EXPECT_FALSE(StartsWith(line, "bestmove")) << "bestmove before stop in go infinite";
-  }
+  ExpectNoBestMove(uci.ReadUntil("info depth"));
   uci.Send("stop");
   const std::vector<std::string> lines = uci.ReadUntil("bestmove");
   ASSERT_FALSE(lines.empty());
@@ -162,8 +163,7 @@ TEST_F(UciCliTest, StopEndsAnInfiniteSearchAndIsReadyIsAnsweredMeanwhile) {
   }
   EXPECT_TRUE(multipv1);
   EXPECT_TRUE(multipv2);
-  uci.Send("quit");
-  EXPECT_EQ(uci.Finish(), 0);
+  EXPECT_EQ(uci.Quit(), 0);
 }
 
 // Issue 17, fault 1: at the Hash cap the search stops with an info string and its best move so
@@ -182,15 +182,10 @@ TEST_F(UciCliTest, FullTreeStopsTheSearch) {
   EXPECT_TRUE(told) << "no info string about the full tree";
   GameState<chaco_rex::ChacoRexGame> game;
   ExpectLegalProtocolMove(game, Words(lines.back()).at(1));
-  uci.Send("go infinite");
-  uci.Send("isready");
-  for (const std::string& line : uci.ReadUntil("readyok")) {
-    EXPECT_FALSE(StartsWith(line, "bestmove")) << "bestmove before stop in go infinite";
-  }
+  GoInfiniteAndExpectReadyok(uci);
   uci.Send("stop");
   ExpectLegalProtocolMove(game, uci.BestMove());
-  uci.Send("quit");
-  EXPECT_EQ(uci.Finish(), 0);
+  EXPECT_EQ(uci.Quit(), 0);
 }
 
 TEST_F(UciCliTest, EndOfInputFinishesTheSearchWithLimits) {

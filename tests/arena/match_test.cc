@@ -207,23 +207,30 @@ TEST(SelfplayMatchTest, LockstepBatchesAcrossGamesAndMatchesGamesAlone) {
   }
 }
 
+// Checks that `again` played the games of `first`: the same number and the same record for each
+// game index.
+void ExpectSameGames(const MatchSummary& first, const MatchSummary& again) {
+  EXPECT_EQ(first.games.size(), again.games.size());
+  std::map<int, std::string> records;
+  for (const MatchGame& game : first.games) records[game.index] = game.record;
+  for (const MatchGame& game : again.games) {
+    EXPECT_EQ(records[game.index], game.record) << "game " << game.index;
+  }
+}
+
 // Through RunMatch: the same games whatever the concurrency, and the evaluator counts reported.
 TEST(SelfplayMatchTest, LockstepMatchDoesNotDependOnConcurrency) {
-  MatchConfig config;
-  config.player1 = "rollout:8";
-  config.player2 = "alphabeta:1";
-  config.games = 6;
-  config.max_plies = 12;
-  config.openings = "random:2";
-  config.concurrency = 1;
+  MatchConfig config{.player1 = "rollout:8",
+                     .player2 = "alphabeta:1",
+                     .games = 6,
+                     .openings = "random:2",
+                     .concurrency = 1,
+                     .max_plies = 12};
   const MatchSummary alone = RunMatch("chad", config);
   config.concurrency = 6;
   const MatchSummary together = RunMatch("chad", config);
   ASSERT_EQ(alone.games.size(), 6u);
-  ASSERT_EQ(together.games.size(), 6u);
-  std::map<int, std::string> records;
-  for (const MatchGame& game : alone.games) records[game.index] = game.record;
-  for (const MatchGame& game : together.games) EXPECT_EQ(records[game.index], game.record);
+  ExpectSameGames(alone, together);
   EXPECT_EQ(alone.wins, together.wins);
   EXPECT_EQ(alone.draws, together.draws);
   EXPECT_EQ(alone.evaluated[0], together.evaluated[0]);
@@ -259,21 +266,16 @@ TEST(SelfplayMatchTest, SelfPlaySharesOneEvaluatorAndRecordsMovesAndValues) {
       EXPECT_LE(std::fabs(game.values[ply]), 1.0f);
     }
   }
-  const MatchSummary again = RunMatch("chad", config);
-  std::map<int, std::string> records;
-  for (const MatchGame& game : summary.games) records[game.index] = game.record;
-  for (const MatchGame& game : again.games) EXPECT_EQ(records[game.index], game.record);
+  ExpectSameGames(summary, RunMatch("chad", config));
 }
 
 // Plies no search chose (random players, opening plies) have no value.
 TEST(SelfplayMatchTest, ValuesOnlyForSearchedPlies) {
-  MatchConfig config;
-  config.player1 = "random";
-  config.player2 = "alphabeta:1";
-  config.games = 2;
-  config.max_plies = 6;
-  config.openings = "random:2";
-  const MatchSummary summary = RunMatch("cuarenta", config);
+  const MatchSummary summary = RunMatch("cuarenta", {.player1 = "random",
+                                                     .player2 = "alphabeta:1",
+                                                     .games = 2,
+                                                     .openings = "random:2",
+                                                     .max_plies = 6});
   for (const MatchGame& game : summary.games) {
     ASSERT_EQ(game.moves.size(), size_t(game.plies + 2));
     for (float value : game.values) EXPECT_TRUE(std::isnan(value));

@@ -1,10 +1,12 @@
+#include "arena/record.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "engine/core/zobrist.h"
 #include "engine/games.h"
-#include "arena/record.h"
+#include "tests/engine/game_types.h"
 
 namespace vz {
 namespace {
@@ -22,9 +24,7 @@ GameState<G> RandomGame(GameState<G> game, uint64_t seed, int max_plies) {
 template <class G>
 class SelfplayRecordTest : public ::testing::Test {};
 
-using Games = ::testing::Types<draughts::DraughtsGame, chaco_rex::ChacoRexGame, chad::ChadGame,
-                               cuarenta::CuarentaGame>;
-TYPED_TEST_SUITE(SelfplayRecordTest, Games);
+TYPED_TEST_SUITE(SelfplayRecordTest, testing::AllGameTypes, testing::GameNames);
 
 // A record written and read back gives the same game: same start, same moves, same result.
 TYPED_TEST(SelfplayRecordTest, RoundTrip) {

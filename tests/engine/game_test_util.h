@@ -1,7 +1,8 @@
 #pragma once
 
 // Helpers shared by the per-game rule and reference tests (tests/engine/<game>/) and the perft
-// table test: the engine's legal moves as sorted text, the perft of an independent reference
+// table test, and by the search tests on the real games: the position after a move and its local
+// outcome, the engine's legal moves as sorted text, the perft of an independent reference
 // generator, the perft tables of tests/data/perft, and a readable difference of two move lists.
 
 #include <gtest/gtest.h>
@@ -18,6 +19,24 @@
 #include "engine/core/game.h"
 
 namespace vz::testing {
+
+// The position after `move` (legal) in `p`.
+template <Game G>
+typename G::Position PositionAfter(const typename G::Position& p, Move move) {
+  typename G::Position child = p;
+  G::ApplyMove(child, move);
+  return child;
+}
+
+// The local outcome (G::LocalOutcome with its legal move count) of the position after `move`
+// (legal) in `p`.
+template <Game G>
+Outcome OutcomeAfter(const typename G::Position& p, Move move) {
+  const typename G::Position child = PositionAfter<G>(p, move);
+  typename G::MoveList replies;
+  G::GenerateMoves(child, replies);
+  return G::LocalOutcome(child, replies.size);
+}
 
 // The legal moves of `p` in protocol form (display form if `display`), sorted.
 template <Game G>
@@ -85,6 +104,26 @@ inline std::vector<PerftEntry> ReadPerftTable(std::string_view game) {
     entries.push_back(entry);
   }
   return entries;
+}
+
+// The position string of a perft table entry (G's start position for "startpos").
+template <Game G>
+std::string PerftEntryPosition(const PerftEntry& entry) {
+  return entry.fen == "startpos" ? G::FormatPosition(G::InitialPosition()) : entry.fen;
+}
+
+// The distinct positions of G's perft table (ReadPerftTable(G::kName)) as position strings, in
+// the order of the table.
+template <Game G>
+std::vector<std::string> PerftTablePositions() {
+  std::vector<std::string> positions;
+  for (const PerftEntry& entry : ReadPerftTable(G::kName)) {
+    const std::string position = PerftEntryPosition<G>(entry);
+    if (std::find(positions.begin(), positions.end(), position) == positions.end()) {
+      positions.push_back(position);
+    }
+  }
+  return positions;
 }
 
 }  // namespace vz::testing

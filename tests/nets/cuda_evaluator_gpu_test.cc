@@ -10,51 +10,24 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/game_state.h"
-#include "engine/core/zobrist.h"
 #include "nets/fresh_net.h"
 #include "nets/net_evaluator.h"
 #include "nets/net_runner.h"
 #include "tests/engine/game_types.h"
+#include "tests/nets/net_test_util.h"
 
 namespace vz::nets {
 namespace {
 
-const bool kSingleThread = (SetCpuThreads(1), true);
+using testing::FillEvalBatch;
+using testing::WorstDifference;
 
-#define VZ_SKIP_WITHOUT_CUDA() \
-  if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device present: GPU evaluator not run"
-
-template <Game G>
-void FillBatch(EvalBatch<G>& batch, int count, uint64_t seed) {
-  batch.Clear();
-  uint64_t state = seed;
-  while (batch.size() < count) {
-    GameState<G> game;
-    for (int ply = 0; ply < 300 && batch.size() < count && !game.outcome().IsTerminal(); ++ply) {
-      const auto& moves = game.legal_moves();
-      if (moves.size == 0) break;
-      batch.Add(game.position(), moves.moves, moves.size, game.RepetitionCount());
-      state = SplitMix64(state);
-      game.Play(moves[int(state % uint64_t(moves.size))]);
-    }
-  }
+// Without the CUDA kernels there is no GPU evaluator to test.
+#if !defined(VZ_HAVE_CUDA)
+TEST(CudaEvaluatorGpuTest, NeedsTheCudaKernels) {
+  GTEST_SKIP() << "built without the CUDA kernels (VZ_USE_CUDA off)";
 }
-
-// Largest absolute difference of priors and WDL between two evaluations of the same batch.
-template <Game G>
-double WorstDifference(const EvalBatch<G>& a, const EvalBatch<G>& b) {
-  double worst = 0;
-  for (int i = 0; i < a.size(); ++i) {
-    for (size_t k = 0; k < a.priors(i).size(); ++k) {
-      worst = std::max(worst, double(std::abs(a.priors(i)[k] - b.priors(i)[k])));
-    }
-    worst = std::max(worst, double(std::abs(a.value(i).win - b.value(i).win)));
-    worst = std::max(worst, double(std::abs(a.value(i).draw - b.value(i).draw)));
-    worst = std::max(worst, double(std::abs(a.value(i).loss - b.value(i).loss)));
-  }
-  return worst;
-}
+#else
 
 template <class G>
 class CudaEvaluatorGpuTest : public ::testing::Test {};
@@ -62,7 +35,6 @@ TYPED_TEST_SUITE(CudaEvaluatorGpuTest, vz::testing::AllGameTypes, vz::testing::G
 
 TYPED_TEST(CudaEvaluatorGpuTest, EqualsTheTorchEvaluator) {
   VZ_SKIP_WITHOUT_CUDA();
-#if defined(VZ_HAVE_CUDA)
   using G = TypeParam;
   const NetFile net = FreshNetForGame<G>("small", 7);
   TorchEvaluator<G> cpu(net, "net", "cpu", "fp32", 0);
@@ -76,16 +48,15 @@ TYPED_TEST(CudaEvaluatorGpuTest, EqualsTheTorchEvaluator) {
     for (int size : {1, 37, 300, 5, 1024}) {
       SCOPED_TRACE(size);
       EvalBatch<G> expected, actual, reference;
-      FillBatch(expected, size, uint64_t(size));
-      FillBatch(actual, size, uint64_t(size));
+      FillEvalBatch(expected, size, uint64_t(size), /*max_plies=*/300);
+      FillEvalBatch(actual, size, uint64_t(size), /*max_plies=*/300);
       torch_gpu.Evaluate(expected);
       gpu.Evaluate(actual);
       // Same device, same precision, same input values: only the softmax arithmetic differs
       // (and, in bf16, possibly the rounding of a differently scheduled convolution).
-      EXPECT_LT(WorstDifference(expected, actual),
-                std::string(precision) == "fp32" ? 1e-4 : 5e-3);
+      EXPECT_LT(WorstDifference(expected, actual), std::string(precision) == "fp32" ? 1e-4 : 5e-3);
       if (size <= 300) {
-        FillBatch(reference, size, uint64_t(size));
+        FillEvalBatch(reference, size, uint64_t(size), /*max_plies=*/300);
         cpu.Evaluate(reference);
         EXPECT_LT(WorstDifference(reference, actual),
                   std::string(precision) == "fp32" ? 2e-3 : 6e-2);
@@ -97,14 +68,10 @@ TYPED_TEST(CudaEvaluatorGpuTest, EqualsTheTorchEvaluator) {
       }
     }
   }
-#else
-  GTEST_SKIP() << "built without the CUDA kernels (VZ_USE_CUDA off)";
-#endif
 }
 
 TEST(CudaEvaluatorFactoryGpuTest, CudaDevicesGetTheGpuEvaluator) {
   VZ_SKIP_WITHOUT_CUDA();
-#if defined(VZ_HAVE_CUDA)
   using G = chad::ChadGame;
   const NetFile net = FreshNetForGame<G>("tiny", 1);
   for (const char* device : {"auto", "cuda", "cuda:0"}) {
@@ -114,14 +81,10 @@ TEST(CudaEvaluatorFactoryGpuTest, CudaDevicesGetTheGpuEvaluator) {
   }
   EXPECT_NE(dynamic_cast<TorchEvaluator<G>*>(MakeNetEvaluator<G>(net, "n", "cpu", "auto", 0).get()),
             nullptr);
-#else
-  GTEST_SKIP() << "built without the CUDA kernels (VZ_USE_CUDA off)";
-#endif
 }
 
 TEST(CudaEvaluatorGpuErrorsTest, MovesThatAreNotTheLegalMovesAreRefused) {
   VZ_SKIP_WITHOUT_CUDA();
-#if defined(VZ_HAVE_CUDA)
   using G = cuarenta::CuarentaGame;
   const NetFile net = FreshNetForGame<G>("tiny", 2);
   CudaEvaluator<G> gpu(net, "net", "cuda", "fp32", 0);
@@ -144,10 +107,9 @@ TEST(CudaEvaluatorGpuErrorsTest, MovesThatAreNotTheLegalMovesAreRefused) {
   double sum = 0;
   for (float prior : good.priors(0)) sum += prior;
   EXPECT_NEAR(sum, 1.0, 1e-4);
-#else
-  GTEST_SKIP() << "built without the CUDA kernels (VZ_USE_CUDA off)";
-#endif
 }
+
+#endif  // VZ_HAVE_CUDA
 
 }  // namespace
 }  // namespace vz::nets

@@ -15,10 +15,7 @@
 
 #include "nets/distributed.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,20 +29,17 @@
 #include <thread>
 #include <vector>
 
-#include "engine/core/game_state.h"
-#include "engine/core/zobrist.h"
 #include "engine/encodings.h"
 #include "nets/fresh_net.h"
 #include "nets/net_runner.h"
 #include "nets/trainer.h"
+#include "tests/nets/net_test_util.h"
 #include "tests/test_util.h"
 
 namespace vz::nets {
 namespace {
 
 using vz::testing::ErrorOf;
-
-const bool kSingleThread = (SetCpuThreads(1), true);
 
 EnvLookup Env(std::map<std::string, std::string> values) {
   return [values](const std::string& name) -> std::optional<std::string> {
@@ -55,31 +49,22 @@ EnvLookup Env(std::map<std::string, std::string> values) {
   };
 }
 
-// A port that was free a moment ago on 127.0.0.1.
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  socklen_t length = sizeof(address);
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    if (fd >= 0) close(fd);
-    return 29517;
-  }
-  close(fd);
-  return ntohs(address.sin_port);
+DistributedEnv Loopback(int rank, int world, int port) {
+  return {.rank = rank,
+          .world_size = world,
+          .master_addr = "127.0.0.1",
+          .master_port = port,
+          .source = "test"};
 }
 
-DistributedEnv Loopback(int rank, int world, int port) {
-  DistributedEnv env;
-  env.rank = rank;
-  env.world_size = world;
-  env.master_addr = "127.0.0.1";
-  env.master_port = port;
-  env.source = "test";
-  return env;
+// Checks every field of `env` against `expected`.
+void ExpectEnv(const DistributedEnv& env, const DistributedEnv& expected) {
+  EXPECT_EQ(env.rank, expected.rank);
+  EXPECT_EQ(env.world_size, expected.world_size);
+  EXPECT_EQ(env.local_rank, expected.local_rank);
+  EXPECT_EQ(env.master_addr, expected.master_addr);
+  EXPECT_EQ(env.master_port, expected.master_port);
+  EXPECT_EQ(env.source, expected.source);
 }
 
 // Runs body(rank) on `world` threads; rethrows the first exception.
@@ -106,10 +91,8 @@ void RunRanks(int world, Body&& body) {
 
 TEST(DistributedEnvTest, NoneSetIsOneProcess) {
   const DistributedEnv env = ReadDistributedEnv(Env({}));
-  EXPECT_EQ(env.rank, 0);
-  EXPECT_EQ(env.world_size, 1);
+  ExpectEnv(env, {.rank = 0, .world_size = 1, .source = "single process"});
   EXPECT_FALSE(env.distributed());
-  EXPECT_EQ(env.source, "single process");
 }
 
 TEST(DistributedEnvTest, Torchrun) {
@@ -121,12 +104,12 @@ TEST(DistributedEnvTest, Torchrun) {
                                                      // ignored: torchrun's set comes first
                                                      {"SLURM_PROCID", "5"},
                                                      {"SLURM_NTASKS", "9"}}));
-  EXPECT_EQ(env.rank, 3);
-  EXPECT_EQ(env.world_size, 8);
-  EXPECT_EQ(env.local_rank, 1);
-  EXPECT_EQ(env.master_addr, "10.0.0.7");
-  EXPECT_EQ(env.master_port, 29601);
-  EXPECT_EQ(env.source, "torchrun");
+  ExpectEnv(env, {.rank = 3,
+                  .world_size = 8,
+                  .local_rank = 1,
+                  .master_addr = "10.0.0.7",
+                  .master_port = 29601,
+                  .source = "torchrun"});
   EXPECT_NE(env.Describe().find("rank 3 of 8"), std::string::npos) << env.Describe();
   // Defaults: LOCAL_RANK 0, MASTER_PORT 29500.
   const DistributedEnv defaults =
@@ -142,12 +125,12 @@ TEST(DistributedEnvTest, Slurm) {
                                                {"SLURM_NTASKS", "16"},
                                                {"SLURM_LOCALID", "1"},
                                                {"SLURM_JOB_NODELIST", "gpu[07-10,12],login3"}}));
-  EXPECT_EQ(env.rank, 5);
-  EXPECT_EQ(env.world_size, 16);
-  EXPECT_EQ(env.local_rank, 1);
-  EXPECT_EQ(env.master_addr, "gpu07");
-  EXPECT_EQ(env.master_port, kDefaultMasterPort);
-  EXPECT_EQ(env.source, "slurm");
+  ExpectEnv(env, {.rank = 5,
+                  .world_size = 16,
+                  .local_rank = 1,
+                  .master_addr = "gpu07",
+                  .master_port = kDefaultMasterPort,
+                  .source = "slurm"});
   // SLURM_NODELIST when SLURM_JOB_NODELIST is unset; MASTER_ADDR/PORT override.
   env = ReadDistributedEnv(
       Env({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_NODELIST", "n1,n2"}}));
@@ -185,10 +168,12 @@ TEST(DistributedEnvTest, OpenMpi) {
                                                      {"OMPI_COMM_WORLD_SIZE", "4"},
                                                      {"OMPI_COMM_WORLD_LOCAL_RANK", "0"},
                                                      {"MASTER_ADDR", "mpi-head"}}));
-  EXPECT_EQ(env.rank, 2);
-  EXPECT_EQ(env.world_size, 4);
-  EXPECT_EQ(env.master_addr, "mpi-head");
-  EXPECT_EQ(env.source, "openmpi");
+  ExpectEnv(env, {.rank = 2,
+                  .world_size = 4,
+                  .local_rank = 0,
+                  .master_addr = "mpi-head",
+                  .master_port = kDefaultMasterPort,
+                  .source = "openmpi"});
   const std::string missing = ErrorOf([] {
     ReadDistributedEnv(Env({{"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "4"}}));
   });
@@ -227,7 +212,7 @@ TEST(DistributedEnvTest, BadValuesNameTheVariable) {
 // ---- host collectives ----------------------------------------------------------------------
 
 TEST(ProcessGroupTest, HostCollectivesOnThreeRanks) {
-  const int port = FreePort();
+  const int port = testing::FreeLoopbackPort(29517);
   std::vector<std::vector<double>> sums(3), averages(3), minima(3), maxima(3);
   std::vector<std::string> messages(3), empties(3);
   RunRanks(3, [&](int rank) {
@@ -266,7 +251,7 @@ TEST(ProcessGroupTest, ErrorsNameTheProblem) {
   EXPECT_NE(ErrorOf([] { ProcessGroup group(DistributedEnv{}, "tpu"); }).find("tpu"),
             std::string::npos);
   // Rank 0 of 2 waits for a rank that never comes.
-  const int port = FreePort();
+  const int port = testing::FreeLoopbackPort(29517);
   const std::string timeout =
       ErrorOf([&] { ProcessGroup group(Loopback(0, 2, port), "cpu", std::chrono::seconds(2)); });
   EXPECT_NE(timeout.find("127.0.0.1:" + std::to_string(port)), std::string::npos) << timeout;
@@ -279,39 +264,10 @@ TEST(ProcessGroupTest, ErrorsNameTheProblem) {
 
 // ---- two training ranks against one process ---------------------------------------------
 
-// `count` positions of pseudo-random draughts games: planes, a random legal one-hot policy
-// target, a random one-hot WDL target and the legal mask.
+// `count` positions of pseudo-random draughts games (every third position of games of at most 50
+// plies) with their targets and legal masks.
 TrainingBatch RandomBatch(int count, uint64_t seed) {
-  using G = draughts::DraughtsGame;
-  using E = InputEncoding<G>;
-  TrainingBatch batch;
-  batch.size = count;
-  batch.planes.resize(size_t(count) * E::kSize);
-  batch.policy.assign(size_t(count) * E::kNumActions, 0.0f);
-  batch.wdl.assign(size_t(count) * 3, 0.0f);
-  batch.legal.assign(size_t(count) * E::kNumActions, 0);
-  uint64_t state = seed;
-  int n = 0;
-  while (n < count) {
-    GameState<G> game;
-    for (int ply = 0; ply < 50 && n < count && !game.outcome().IsTerminal(); ++ply) {
-      const auto& moves = game.legal_moves();
-      state = SplitMix64(state);
-      if (ply % 3 == 2) {
-        E::Encode(game.position(), game.RepetitionCount(),
-                  batch.planes.data() + size_t(n) * E::kSize);
-        for (Move m : moves) {
-          batch.legal[size_t(n) * E::kNumActions + E::PolicyIndex(game.position(), m)] = 1;
-        }
-        const Move target = moves[int(state % uint64_t(moves.size))];
-        batch.policy[size_t(n) * E::kNumActions + E::PolicyIndex(game.position(), target)] = 1.0f;
-        batch.wdl[size_t(n) * 3 + (state >> 40) % 3] = 1.0f;
-        ++n;
-      }
-      game.Play(moves[int((state >> 20) % uint64_t(moves.size))]);
-    }
-  }
-  return batch;
+  return testing::RandomTrainingBatch<draughts::DraughtsGame>(count, seed, 50, 3);
 }
 
 // Samples [begin, begin + count) of `batch`.
@@ -368,7 +324,7 @@ TEST(DistributedTrainingTest, TwoGlooRanksMatchTheSingleProcessRun) {
 
   // Rank r trains on half r of every global batch; rank 1 starts from other weights, which the
   // broadcast from rank 0 replaces.
-  const int port = FreePort();
+  const int port = testing::FreeLoopbackPort(29517);
   std::vector<RunResult> ranks(kWorld);
   RunRanks(kWorld, [&](int rank) {
     ProcessGroup group(Loopback(rank, kWorld, port), "cpu", std::chrono::seconds(120));

@@ -12,37 +12,17 @@
 #include <vector>
 
 #include "cuda/batched_rules.h"
-#include "engine/core/game_state.h"
-#include "engine/core/zobrist.h"
 #include "engine/encodings.h"
 #include "nets/fresh_net.h"
 #include "nets/net_runner.h"
 #include "tests/engine/game_types.h"
+#include "tests/nets/net_test_util.h"
 #include "tests/test_util.h"
 
 namespace vz::nets {
 namespace {
 
 using vz::testing::ErrorOf;
-
-// One CPU thread: the tests run next to others on a shared machine.
-const bool kSingleThread = (SetCpuThreads(1), true);
-
-template <Game G>
-void FillBatch(EvalBatch<G>& batch, int count, uint64_t seed) {
-  batch.Clear();
-  uint64_t state = seed;
-  while (batch.size() < count) {
-    GameState<G> game;
-    for (int ply = 0; ply < 150 && batch.size() < count && !game.outcome().IsTerminal(); ++ply) {
-      const auto& moves = game.legal_moves();
-      state = SplitMix64(state);
-      if (state % 2 == 0)
-        batch.Add(game.position(), moves.moves, moves.size, game.RepetitionCount());
-      game.Play(moves[int(SplitMix64(state) % uint64_t(moves.size))]);
-    }
-  }
-}
 
 TEST(ResolveDeviceTest, NamesResolveOrAreRefusedByName) {
   EXPECT_EQ(ResolveDevice("cpu"), "cpu");
@@ -90,18 +70,16 @@ TYPED_TEST_SUITE(PriorGatherTest, vz::testing::AllGameTypes, vz::testing::GameNa
 TYPED_TEST(PriorGatherTest, TwinGatherEqualsTorchEvaluator) {
   using G = TypeParam;
   using E = InputEncoding<G>;
-  const NetFile net = FreshNetForGame<G>("tiny", 8);
-  TorchEvaluator<G> evaluator(net, "fresh", "cpu", "fp32", 0);
-  NetRunner runner(net, "fresh", "cpu", "fp32");
+  testing::CpuEvaluatorAndRunner<G> cpu(8);
   EvalBatch<G> batch;
-  FillBatch(batch, 12, 21);
-  evaluator.Evaluate(batch);
+  testing::FillEvalBatch(batch, 12, 21, /*max_plies=*/150, /*keep_one_in=*/2);
+  cpu.evaluator.Evaluate(batch);
   const int n = batch.size();
   std::vector<float> planes(size_t(n) * E::kSize), policy(size_t(n) * E::kNumActions);
   std::vector<float> wdl(size_t(n) * 3);
   cuda::CpuEncodeFloat<G>(batch.positions().data(), n, batch.repetition_counts().data(),
                           planes.data());
-  runner.RunAll(planes.data(), n, policy.data(), wdl.data());
+  cpu.runner.RunAll(planes.data(), n, policy.data(), wdl.data());
   std::vector<Move> moves(size_t(n) * G::kMaxMoves);
   std::vector<int32_t> counts(static_cast<size_t>(n)), indices(size_t(n) * G::kMaxMoves);
   cuda::CpuLegalMoves<G>(batch.positions().data(), n, moves.data(), counts.data(),
@@ -129,17 +107,15 @@ TEST(PriorGatherDraughtsTest, MovesSharingAnIndexShareItsPriorAsInTorchEvaluator
   using E = InputEncoding<G>;
   // The man on 3 takes 7 and 15 or 6 and 14, both ways ending on 19: two moves, one index.
   const G::Position position = G::ParsePosition("W:W3:B6,7,14,15");
-  const NetFile net = FreshNetForGame<G>("tiny", 5);
-  TorchEvaluator<G> evaluator(net, "fresh", "cpu", "fp32", 0);
-  NetRunner runner(net, "fresh", "cpu", "fp32");
+  testing::CpuEvaluatorAndRunner<G> cpu(5);
   G::MoveList list;
   G::GenerateMoves(position, list);
   EvalBatch<G> batch;
   batch.Add(position, list.moves, list.size, 1);
-  evaluator.Evaluate(batch);
+  cpu.evaluator.Evaluate(batch);
   std::vector<float> planes(E::kSize), policy(E::kNumActions), wdl(3);
   cuda::CpuEncodeFloat<G>(&position, 1, nullptr, planes.data());
-  runner.RunAll(planes.data(), 1, policy.data(), wdl.data());
+  cpu.runner.RunAll(planes.data(), 1, policy.data(), wdl.data());
   std::vector<Move> moves(G::kMaxMoves);
   std::vector<int32_t> counts(1), indices(G::kMaxMoves);
   cuda::CpuLegalMoves<G>(&position, 1, moves.data(), counts.data(), indices.data());

@@ -5,37 +5,15 @@
 
 #include <cmath>
 
-#include "engine/core/game_state.h"
-#include "engine/core/zobrist.h"
 #include "engine/encodings.h"
 #include "nets/fresh_net.h"
 #include "nets/net_runner.h"
 #include "nets/torch_evaluator.h"
 #include "nets/trainer.h"
+#include "tests/nets/net_test_util.h"
 
 namespace vz::nets {
 namespace {
-
-// One CPU thread: the tests run next to others on a shared machine.
-const bool kSingleThread = (SetCpuThreads(1), true);
-
-#define VZ_SKIP_WITHOUT_CUDA() \
-  if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device present: GPU test skipped"
-
-template <Game G>
-void FillBatch(EvalBatch<G>& batch, int count) {
-  batch.Clear();
-  uint64_t state = 3;
-  while (batch.size() < count) {
-    GameState<G> game;
-    for (int ply = 0; ply < 80 && batch.size() < count && !game.outcome().IsTerminal(); ++ply) {
-      const auto& moves = game.legal_moves();
-      batch.Add(game.position(), moves.moves, moves.size, game.RepetitionCount());
-      state = SplitMix64(state);
-      game.Play(moves[int(state % uint64_t(moves.size))]);
-    }
-  }
-}
 
 TEST(NetGpuTest, CudaEvaluatorAgreesWithTheCpu) {
   VZ_SKIP_WITHOUT_CUDA();
@@ -43,23 +21,16 @@ TEST(NetGpuTest, CudaEvaluatorAgreesWithTheCpu) {
   const NetFile net = FreshNetForGame<G>("small", 1);
   TorchEvaluator<G> cpu(net, "cpu-net", "cpu", "fp32", 0);
   EvalBatch<G> reference;
-  FillBatch(reference, 64);
+  testing::FillEvalBatch(reference, 64, /*seed=*/3, /*max_plies=*/80);
   cpu.Evaluate(reference);
   for (const char* precision : {"fp32", "bf16", "fp16"}) {
     TorchEvaluator<G> gpu(net, "gpu-net", "cuda:0", precision, 64);
     EXPECT_EQ(gpu.runner().device(), "cuda:0");
     EvalBatch<G> batch;
-    FillBatch(batch, 64);
+    testing::FillEvalBatch(batch, 64, /*seed=*/3, /*max_plies=*/80);
     gpu.Evaluate(batch);
     const double tolerance = std::string(precision) == "fp32" ? 1e-3 : 5e-2;
-    double worst = 0;
-    for (int i = 0; i < batch.size(); ++i) {
-      for (size_t k = 0; k < batch.priors(i).size(); ++k) {
-        worst = std::max(worst, double(std::abs(batch.priors(i)[k] - reference.priors(i)[k])));
-      }
-      worst = std::max(worst, double(std::abs(batch.value(i).win - reference.value(i).win)));
-    }
-    EXPECT_LT(worst, tolerance) << precision;
+    EXPECT_LT(testing::WorstDifference(batch, reference), tolerance) << precision;
   }
   EXPECT_EQ(TorchEvaluator<G>(net, "n", "cuda", "auto", 0).runner().precision(), "bf16");
 }

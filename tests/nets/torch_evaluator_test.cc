@@ -11,41 +11,26 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/core/game_state.h"
-#include "engine/core/zobrist.h"
 #include "engine/encodings.h"
 #include "nets/fresh_net.h"
 #include "nets/net_runner.h"
+#include "tests/engine/game_types.h"
+#include "tests/nets/net_test_util.h"
 
 namespace vz::nets {
 namespace {
 
-// One CPU thread: the tests run next to others on a shared machine.
-const bool kSingleThread = (SetCpuThreads(1), true);
-
-// `count` positions of fixed pseudo-random games with their legal moves and repetition counts.
+// `count` positions of fixed pseudo-random games (a third of the positions of games of at most
+// 120 plies) with their legal moves and repetition counts.
 template <Game G>
 void FillBatch(EvalBatch<G>& batch, int count, uint64_t seed) {
-  batch.Clear();
-  uint64_t state = seed;
-  while (batch.size() < count) {
-    GameState<G> game;
-    for (int ply = 0; ply < 120 && batch.size() < count && !game.outcome().IsTerminal(); ++ply) {
-      const auto& moves = game.legal_moves();
-      state = SplitMix64(state);
-      if (state % 3 == 0)
-        batch.Add(game.position(), moves.moves, moves.size, game.RepetitionCount());
-      game.Play(moves[int(SplitMix64(state) % uint64_t(moves.size))]);
-    }
-  }
+  testing::FillEvalBatch(batch, count, seed, /*max_plies=*/120, /*keep_one_in=*/3);
 }
 
 template <class G>
 class TorchEvaluatorTest : public ::testing::Test {};
 
-using Games = ::testing::Types<draughts::DraughtsGame, chad::ChadGame, chaco_rex::ChacoRexGame,
-                               cuarenta::CuarentaGame>;
-TYPED_TEST_SUITE(TorchEvaluatorTest, Games);
+TYPED_TEST_SUITE(TorchEvaluatorTest, vz::testing::AllGameTypes, vz::testing::GameNames);
 
 TYPED_TEST(TorchEvaluatorTest, PriorsCoverOnlyLegalMovesAndBatchingChangesNothing) {
   using G = TypeParam;
@@ -84,16 +69,14 @@ TYPED_TEST(TorchEvaluatorTest, PriorsCoverOnlyLegalMovesAndBatchingChangesNothin
 TYPED_TEST(TorchEvaluatorTest, PriorsAreTheMaskedSoftmaxOfTheFullPolicy) {
   using G = TypeParam;
   using E = InputEncoding<G>;
-  const NetFile net = FreshNetForGame<G>("tiny", 3);
-  TorchEvaluator<G> evaluator(net, "fresh", "cpu", "fp32", 0);
-  NetRunner runner(net, "fresh", "cpu", "fp32");
+  testing::CpuEvaluatorAndRunner<G> cpu(3);
   EvalBatch<G> batch;
   FillBatch(batch, 3, 9);
-  evaluator.Evaluate(batch);
+  cpu.evaluator.Evaluate(batch);
   for (int i = 0; i < batch.size(); ++i) {
     std::vector<float> planes(E::kSize), policy(E::kNumActions), wdl(3);
     E::Encode(batch.position(i), batch.repetition_count(i), planes.data());
-    runner.RunAll(planes.data(), 1, policy.data(), wdl.data());
+    cpu.runner.RunAll(planes.data(), 1, policy.data(), wdl.data());
     // Reference: every illegal index masked to -inf, softmax over all kNumActions outputs.
     std::vector<bool> legal(E::kNumActions, false);
     for (Move m : batch.moves(i)) legal[E::PolicyIndex(batch.position(i), m)] = true;

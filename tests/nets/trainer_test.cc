@@ -18,56 +18,19 @@
 #include "nets/augment.h"
 #include "nets/fresh_net.h"
 #include "nets/net_runner.h"
+#include "tests/nets/net_test_util.h"
+#include "tests/test_util.h"
 
 namespace vz::nets {
 namespace {
 
-// One CPU thread: the tests run next to others on a shared machine.
-const bool kSingleThread = (SetCpuThreads(1), true);
+using vz::testing::ErrorOf;
 
-// `count` distinct positions of pseudo-random games of G, each with a one-hot policy target on
-// a random legal move, a random one-hot WDL target, and its legal mask.
+// `count` distinct positions of pseudo-random games of G (every fourth position of games of at
+// most 60 plies) with their targets and legal masks.
 template <Game G>
 TrainingBatch FixedSet(int count, uint64_t seed) {
-  using E = InputEncoding<G>;
-  TrainingBatch batch;
-  batch.size = count;
-  batch.planes.resize(size_t(count) * E::kSize);
-  batch.policy.assign(size_t(count) * E::kNumActions, 0.0f);
-  batch.wdl.assign(size_t(count) * 3, 0.0f);
-  batch.legal.assign(size_t(count) * E::kNumActions, 0);
-  uint64_t state = seed;
-  int n = 0;
-  while (n < count) {
-    GameState<G> game;
-    for (int ply = 0; ply < 60 && n < count && !game.outcome().IsTerminal(); ++ply) {
-      const auto& moves = game.legal_moves();
-      state = SplitMix64(state);
-      if (ply % 4 == 3) {
-        E::Encode(game.position(), game.RepetitionCount(),
-                  batch.planes.data() + size_t(n) * E::kSize);
-        for (Move m : moves) {
-          batch.legal[size_t(n) * E::kNumActions + E::PolicyIndex(game.position(), m)] = 1;
-        }
-        const Move target = moves[int(state % uint64_t(moves.size))];
-        batch.policy[size_t(n) * E::kNumActions + E::PolicyIndex(game.position(), target)] = 1.0f;
-        batch.wdl[size_t(n) * 3 + (state >> 40) % 3] = 1.0f;
-        ++n;
-      }
-      game.Play(moves[int((state >> 20) % uint64_t(moves.size))]);
-    }
-  }
-  return batch;
-}
-
-// The vz::Error message of ExportCheckpoint(path), "" when it succeeds.
-std::string ExportCheckpointError(const std::string& path) {
-  try {
-    ExportCheckpoint(path);
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
+  return testing::RandomTrainingBatch<G>(count, seed, 60, 4);
 }
 
 TEST(TrainerTest, TinyNetOverfitsASmallFixedSet) {
@@ -153,14 +116,9 @@ TEST(TrainerTest, CheckpointOfAnotherArchitectureIsRejected) {
   const std::string path = "/tmp/vz_trainer_ckpt_other_" + std::to_string(::getpid()) + ".pt";
   tiny.SaveCheckpoint(path);
   Trainer small(FreshNetForGame<G>("small", 1), TrainerOptions{});
-  try {
-    small.LoadCheckpoint(path);
-    ADD_FAILURE() << "loaded a tiny checkpoint into a small trainer";
-  } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("made for another game, encoding or architecture"),
-              std::string::npos)
-        << error.what();
-  }
+  const std::string error = ErrorOf([&] { small.LoadCheckpoint(path); });
+  EXPECT_NE(error.find("made for another game, encoding or architecture"), std::string::npos)
+      << "loaded a tiny checkpoint into a small trainer: " << error;
   std::filesystem::remove(path);
 }
 
@@ -269,29 +227,19 @@ TEST(TrainerTest, DamagedCheckpointsFallBackOrFailWithOneLine) {
     // ... and a damaged one of those is named, not LibTorch's "central directory" error.
     write(path, good.substr(24, (good.size() - 24) / 2));
     std::filesystem::remove(PreviousCheckpointPath(path));
-    try {
-      resumed.LoadCheckpoint(path);
-      ADD_FAILURE() << "loaded half an archive";
-    } catch (const Error& error) {
-      const std::string message = error.what();
-      EXPECT_NE(message.find(path), std::string::npos) << message;
-      EXPECT_NE(message.find("corrupted"), std::string::npos) << message;
-      EXPECT_EQ(message.find("central directory"), std::string::npos) << message;
-      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    }
+    const std::string message = ErrorOf([&] { resumed.LoadCheckpoint(path); });
+    EXPECT_NE(message.find(path), std::string::npos) << "loaded half an archive: " << message;
+    EXPECT_NE(message.find("corrupted"), std::string::npos) << message;
+    EXPECT_EQ(message.find("central directory"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
   // Truncated, and no previous checkpoint: one line naming the file.
   write(path, good.substr(0, good.size() / 2));
   Trainer resumed(start, TrainerOptions{});
-  try {
-    resumed.LoadCheckpoint(path);
-    ADD_FAILURE() << "loaded a truncated checkpoint";
-  } catch (const Error& error) {
-    const std::string message = error.what();
-    EXPECT_NE(message.find(path), std::string::npos) << message;
-    EXPECT_NE(message.find("truncated"), std::string::npos) << message;
-  }
-  EXPECT_NE(ExportCheckpointError(path).find(path), std::string::npos);
+  const std::string message = ErrorOf([&] { resumed.LoadCheckpoint(path); });
+  EXPECT_NE(message.find(path), std::string::npos) << "loaded a truncated checkpoint: " << message;
+  EXPECT_NE(message.find("truncated"), std::string::npos) << message;
+  EXPECT_NE(ErrorOf([&] { ExportCheckpoint(path); }).find(path), std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
@@ -304,21 +252,14 @@ TEST(TrainerTest, NonFiniteLossStopsTrainingAndIsNeverCheckpointed) {
     if (tensor.name == "value_fc2.bias") tensor.data[0] = NAN;
   }
   Trainer trainer(net, TrainerOptions{});
-  try {
-    trainer.Step(FixedSet<G>(8, 3));
-    ADD_FAILURE() << "a NaN loss was trained on";
-  } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("loss is not finite"), std::string::npos)
-        << error.what();
-  }
+  const std::string step_error = ErrorOf([&] { trainer.Step(FixedSet<G>(8, 3)); });
+  EXPECT_NE(step_error.find("loss is not finite"), std::string::npos)
+      << "a NaN loss was trained on: " << step_error;
   EXPECT_EQ(trainer.step(), 0);
   const std::string path = "/tmp/vz_trainer_nan_" + std::to_string(::getpid()) + ".ckpt";
-  try {
-    trainer.SaveCheckpoint(path);
-    ADD_FAILURE() << "NaN weights were checkpointed";
-  } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("NaN or Inf"), std::string::npos) << error.what();
-  }
+  const std::string save_error = ErrorOf([&] { trainer.SaveCheckpoint(path); });
+  EXPECT_NE(save_error.find("NaN or Inf"), std::string::npos)
+      << "NaN weights were checkpointed: " << save_error;
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 

@@ -8,11 +8,8 @@
 // build (VZ_VZERO names another one) and skips when there is none; VZ_KEEP_TEST_DIR keeps its
 // directory (and the processes' logs) after a pass.
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +30,7 @@
 
 #include "selfplay/game_record.h"
 #include "tests/cli_driver.h"
+#include "tests/test_util.h"
 
 namespace vz {
 namespace {
@@ -229,27 +227,11 @@ TEST_F(ClusterCliTest, TwoWorkersAndATrainerSurviveKillsAndRestarts) {
       << wa_log;
 }
 
-// A port that was free a moment ago on 127.0.0.1.
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    if (fd >= 0) close(fd);
-    return 29519;
-  }
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
 TEST_F(ClusterCliTest, TwoTrainerRanksOverGloo) {
   const fs::path run = dir_ / "run";
   // Two ranks from torchrun-style variables, started before the run exists (they wait for its
   // config and for positions); each trains on 8 of the 16 samples of a step.
-  const std::string port = std::to_string(FreePort());
+  const std::string port = std::to_string(testing::FreeLoopbackPort(29519));
   std::vector<pid_t> ranks;
   for (int rank = 1; rank >= 0; --rank) {
     std::vector<std::string> trainer = Trainer(run);

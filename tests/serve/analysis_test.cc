@@ -3,6 +3,8 @@
 // flight, termination, and error lines that name the query and the field. The rollout evaluator
 // serves every game here (no nets).
 
+#include "serve/analysis.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -11,38 +13,18 @@
 #include <vector>
 
 #include "engine/core/error.h"
-#include "serve/analysis.h"
+#include "tests/serve/analysis_lines.h"
 
 namespace vz {
 namespace {
 
 using Json = nlohmann::json;
 
-struct Session {
-  std::vector<Json> lines;
+// An engine's output lines and its evaluator counts.
+struct Session : testing::AnalysisLines {
   int64_t calls = 0;
   int64_t positions = 0;
   int largest_batch = 0;
-
-  // The answers (non-error, non-action lines) of query `id`, by turn.
-  std::map<int, Json> Answers(const std::string& id) const {
-    std::map<int, Json> answers;
-    for (const Json& line : lines) {
-      if (line.value("id", Json()) == id && line.contains("turnNumber") &&
-          !line.value("isDuringSearch", false)) {
-        answers[line["turnNumber"].get<int>()] = line;
-      }
-    }
-    return answers;
-  }
-  // The error lines of query `id`.
-  std::vector<Json> Errors(const Json& id) const {
-    std::vector<Json> errors;
-    for (const Json& line : lines) {
-      if (line.contains("error") && line["id"] == id) errors.push_back(line);
-    }
-    return errors;
-  }
 };
 
 // Feeds `input` to an engine, then runs rounds until it is idle.

@@ -333,11 +333,7 @@ TEST(UciEngineTest, StopEndsAnInfiniteSearchAndTheDestructorStopsOne) {
   {
     Uci uci(Variant("chad"));
     uci.Send("position startpos");
-    uci.Send("go infinite");
-    uci.Send("isready");
-    for (const std::string& line : uci.ReadUntil("readyok")) {
-      EXPECT_FALSE(StartsWith(line, "bestmove")) << "bestmove before stop in go infinite";
-    }
+    testing::GoInfiniteAndExpectReadyok(uci);
     uci.Send("stop");
     ExpectLegalProtocolMove(game, uci.BestMove());
     uci.Send("go infinite");

@@ -94,9 +94,36 @@ class Page:
         except Exception:
             return "?"
 
+    def open(self, query, what="page"):
+        """Loads the page with the address query `query` and waits until it is ready."""
+        self.driver.get(self.base + "/?" + query)
+        self.wait(lambda: self.js("return document.body.getAttribute('data-ready')") == "1", what)
+
+    def board_attribute(self, name):
+        return self.js("return document.getElementById('board').getAttribute(arguments[0])", name)
+
+    def first_move_text(self):
+        """The text of the move list's first entry, or None."""
+        return self.js("return document.querySelector('#move-list li') && "
+                       "document.querySelector('#move-list li').textContent")
+
+    def back_to_start(self):
+        from selenium.webdriver.common.by import By
+        self.driver.find_element(By.ID, "nav-first").click()
+        self.wait(lambda: self.board_attribute("data-ply") == "0", "back to the start")
+
     def click_cell(self, name):
         from selenium.webdriver.common.by import By
         self.driver.find_element(By.CSS_SELECTOR, '#board [data-cell="%s"]' % name).click()
+
+    def choices_after(self, source, target, what):
+        """Clicks `source` then `target`; returns the moves the choice dialog then offers."""
+        self.click_cell(source)
+        self.click_cell(target)
+        return self.wait(lambda: self.js(
+            "return document.getElementById('choice-dialog').hidden ? null : "
+            "Array.from(document.querySelectorAll('#choice-options [data-move]'))"
+            ".map(b => b.dataset.move)"), what)
 
     def shot(self, name, element_id=None):
         from selenium.webdriver.common.by import By
@@ -114,9 +141,7 @@ class Page:
 def exercise_game(page, variant, cells):
     base = page.base
     start = time.time()
-    page.driver.get(base + "/?variant=%s&engine=black&simulations=8" % variant)
-    page.wait(lambda: page.js("return document.body.getAttribute('data-ready')") == "1",
-              "the page of " + variant)
+    page.open("variant=%s&engine=black&simulations=8" % variant, "the page of " + variant)
     drawn = page.js("return document.querySelectorAll('#board [data-cell]').length")
     assert drawn == cells, "%s: %d playable cells drawn, expected %d" % (variant, drawn, cells)
     page.shot("board-%s-start.png" % variant, "board-column")
@@ -137,15 +162,15 @@ def exercise_game(page, variant, cells):
     page.wait(lambda: page.js(
         "return document.getElementById('status-line').getAttribute('data-side')") == "white",
               "White to move after the reply")
-    first = page.js("return document.querySelector('#move-list li').textContent")
+    first = page.first_move_text()
     assert move["display"] in first, "%s: move list shows %r, expected %s" % (variant, first,
                                                                               move["display"])
     page.shot("board-%s.png" % variant, "board-column")
 
     # An illegal click: one of White's movable pieces, then a cell it cannot reach.
-    moves = page.js("return document.getElementById('board').getAttribute('data-ply')")
+    moves = page.board_attribute("data-ply")
     assert moves == "2"
-    fen = page.js("return document.getElementById('board').getAttribute('data-fen')")
+    fen = page.board_attribute("data-fen")
     now = api(base, "/api/position", {"variant": variant, "fen": fen})
     legal = now["legalMoves"]
     piece = legal[0]["from"]
@@ -182,12 +207,10 @@ def exercise_game(page, variant, cells):
 def exercise_flip_and_address(page):
     # A position opened from the address, drawn turned half a turn.
     fen = "W:W10,K30:B14,21"
-    page.driver.get(page.base + "/?variant=portuguese-draughts&engine=none&flip=1&fen=" +
-                    urllib.request.quote(fen))
-    page.wait(lambda: page.js("return document.body.getAttribute('data-ready')") == "1", "page")
-    shown = page.js("return document.getElementById('board').getAttribute('data-fen')")
+    page.open("variant=portuguese-draughts&engine=none&flip=1&fen=" + urllib.request.quote(fen))
+    shown = page.board_attribute("data-fen")
     assert shown.startswith("W:W10,K30:B14,21") or "K30" in shown, shown
-    assert page.js("return document.getElementById('board').getAttribute('data-flipped')") == "1"
+    assert page.board_attribute("data-flipped") == "1"
     # Square 1 lies in White's lower right corner: flipped, it is drawn at the top left.
     corner = page.js("""const b = document.querySelector('#board [data-cell="1"]').getBBox();
                         const c = document.querySelector('#board [data-cell="32"]').getBBox();
@@ -200,41 +223,23 @@ def exercise_promotion(page):
     # Cuarenta's optional promotion: d7 to d9 offers five pieces and "no promotion"; d7 itself
     # offers the promotion in place.
     fen = "4/4k/1P2/5/4/5/4/2K2/4 w - 0 1"
-    page.driver.get(page.base + "/?variant=cuarenta&engine=none&fen=" + urllib.request.quote(fen))
-    page.wait(lambda: page.js("return document.body.getAttribute('data-ready')") == "1", "page")
+    page.open("variant=cuarenta&engine=none&fen=" + urllib.request.quote(fen))
     # A move by dragging: the king from e2 to e4.
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     source = page.driver.find_element(By.CSS_SELECTOR, '#board [data-cell="e2"]')
     target = page.driver.find_element(By.CSS_SELECTOR, '#board [data-cell="e4"]')
     ActionChains(page.driver).drag_and_drop(source, target).perform()
-    page.wait(lambda: page.js("return document.querySelector('#move-list li') && "
-                              "document.querySelector('#move-list li').textContent") == "1. Ke2-e4",
-              "the king dragged to e4")
-    page.driver.find_element(By.ID, "nav-first").click()
-    page.wait(lambda: page.js("return document.getElementById('board').getAttribute('data-ply')") == "0",
-              "back to the start")
-    page.click_cell("d7")
-    page.click_cell("d9")
-    choices = page.wait(lambda: page.js(
-        "return document.getElementById('choice-dialog').hidden ? null : "
-        "Array.from(document.querySelectorAll('#choice-options [data-move]')).map(b => b.dataset.move)"),
-        "the promotion choices")
+    page.wait(lambda: page.first_move_text() == "1. Ke2-e4", "the king dragged to e4")
+    page.back_to_start()
+    choices = page.choices_after("d7", "d9", "the promotion choices")
     assert sorted(choices) == sorted(["d7d9", "d7d9c", "d7d9f", "d7d9g", "d7d9v", "d7d9b"]), choices
     page.shot("promotion-cuarenta.png")
     page.driver.find_element(By.CSS_SELECTOR, '#choice-options [data-move="d7d9f"]').click()
-    page.wait(lambda: page.js("return document.querySelector('#move-list li') && "
-                              "document.querySelector('#move-list li').textContent") == "1. d7-d9=F",
+    page.wait(lambda: page.first_move_text() == "1. d7-d9=F",
               "the promotion to a frog in the move list")
-    page.driver.find_element(By.ID, "nav-first").click()
-    page.wait(lambda: page.js("return document.getElementById('board').getAttribute('data-ply')") == "0",
-              "back to the start")
-    page.click_cell("d7")
-    page.click_cell("d7")
-    choices = page.wait(lambda: page.js(
-        "return document.getElementById('choice-dialog').hidden ? null : "
-        "Array.from(document.querySelectorAll('#choice-options [data-move]')).map(b => b.dataset.move)"),
-        "the promotion in place")
+    page.back_to_start()
+    choices = page.choices_after("d7", "d7", "the promotion in place")
     assert choices == ["d7d7c"], choices
     page.driver.find_element(By.ID, "choice-cancel").click()
     assert page.js("return document.querySelectorAll('#move-list li').length") == 1
@@ -243,15 +248,8 @@ def exercise_promotion(page):
 def exercise_capture_path(page):
     # Two captures from 3 to 19 that take different men: the page asks which path.
     fen = "W:W3:B6,7,14,15"
-    page.driver.get(page.base + "/?variant=portuguese-draughts&engine=none&fen=" +
-                    urllib.request.quote(fen))
-    page.wait(lambda: page.js("return document.body.getAttribute('data-ready')") == "1", "page")
-    page.click_cell("3")
-    page.click_cell("19")
-    choices = page.wait(lambda: page.js(
-        "return document.getElementById('choice-dialog').hidden ? null : "
-        "Array.from(document.querySelectorAll('#choice-options [data-move]')).map(b => b.dataset.move)"),
-        "the capture paths")
+    page.open("variant=portuguese-draughts&engine=none&fen=" + urllib.request.quote(fen))
+    choices = page.choices_after("3", "19", "the capture paths")
     assert sorted(choices) == ["3x10x19", "3x12x19"], choices
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
@@ -261,8 +259,8 @@ def exercise_capture_path(page):
               "the path drawn")
     page.shot("capture-path-draughts.png")
     button.click()
-    page.wait(lambda: page.js("return document.getElementById('board').getAttribute('data-fen')")
-              .startswith("B:W19:B6,14"), "the capture through 12 played")
+    page.wait(lambda: page.board_attribute("data-fen").startswith("B:W19:B6,14"),
+              "the capture through 12 played")
 
 
 def exercise_dashboard(page):

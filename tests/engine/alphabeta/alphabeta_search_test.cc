@@ -5,6 +5,7 @@
 #include "engine/alphabeta/alphabeta.h"
 #include "engine/core/game_state.h"
 #include "engine/games.h"
+#include "tests/engine/game_test_util.h"
 
 namespace vz {
 namespace {
@@ -12,11 +13,7 @@ namespace {
 // True when `move` in `p` mates at once.
 template <Game G>
 bool Mates(const typename G::Position& p, Move move) {
-  typename G::Position child = p;
-  G::ApplyMove(child, move);
-  typename G::MoveList replies;
-  G::GenerateMoves(child, replies);
-  const Outcome outcome = G::LocalOutcome(child, replies.size);
+  const Outcome outcome = testing::OutcomeAfter<G>(p, move);
   return outcome.status == WinFor(G::SideToMove(p)) && outcome.reason == Reason::kCheckmate;
 }
 
@@ -33,15 +30,12 @@ bool HasMateInOne(const typename G::Position& p) {
 // Brute force from the rules alone: after `move` every reply allows a mate in one.
 template <Game G>
 bool ForcesMateInTwo(const typename G::Position& p, Move move) {
-  typename G::Position child = p;
-  G::ApplyMove(child, move);
+  const typename G::Position child = testing::PositionAfter<G>(p, move);
   typename G::MoveList replies;
   G::GenerateMoves(child, replies);
   if (replies.size == 0) return false;  // that would be mate in one (or stalemate)
   for (Move reply : replies) {
-    typename G::Position grandchild = child;
-    G::ApplyMove(grandchild, reply);
-    if (!HasMateInOne<G>(grandchild)) return false;
+    if (!HasMateInOne<G>(testing::PositionAfter<G>(child, reply))) return false;
   }
   return true;
 }

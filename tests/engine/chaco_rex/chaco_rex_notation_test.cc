@@ -19,17 +19,11 @@ const std::string kMate = "4kn3/4pp4/9/3N6/9/10/9/10/3Q1K3 w - 0 1";
 const std::string kStart =
     "rnbqbkbnr/pppppppppp/2ppppp2/10/9/10/2PPPPP2/PPPPPPPPPP/RNBQBKBNR w - 0 1";
 
-// The message of the vz::Error thrown by f, or "" if none is thrown.
 using vz::testing::ErrorOf;
 
-std::string PositionError(const std::string& fen) {
-  return ErrorOf([&] { G::ParsePosition(fen); });
-}
-
-std::string MoveError(const std::string& fen, const std::string& move) {
-  const G::Position p = G::ParsePosition(fen);
-  return ErrorOf([&] { G::ParseMove(p, move); });
-}
+// The messages of the vz::Error that G::ParsePosition and G::ParseMove throw ("" if none).
+constexpr auto PositionError = &vz::testing::ParsePositionError<G>;
+constexpr auto MoveError = &vz::testing::ParseMoveError<G>;
 
 ::testing::AssertionResult Mentions(const std::string& message, const std::string& part) {
   if (message.find(part) != std::string::npos) return ::testing::AssertionSuccess();

@@ -15,13 +15,12 @@ namespace vz::chaco_rex::reference {
 namespace {
 
 TEST(ChacoRexReferenceSlowTest, StartTreeDepth4MatchesNodeByNode) {
-  EXPECT_EQ(CompareStartTree(4).leaves, 911316u);
+  EXPECT_EQ(CompareStartTree(4).leaves, kStartPerft[4]);
 }
 
 TEST(ChacoRexReferenceSlowTest, ReferencePerft5FromTheStart) {
-  const Board start = StartBoard();
-  EXPECT_EQ(Perft(start, 5), 30968054u);
-  EXPECT_EQ(vz::Perft<G>(G::InitialPosition(), 5), 30968054u);
+  EXPECT_EQ(Perft(StartBoard(), 5), kStartPerft[5]);
+  EXPECT_EQ(vz::Perft<G>(G::InitialPosition(), 5), kStartPerft[5]);
 }
 
 // Every entry of the perft table up to 5,000,000 leaves, recounted by the reference (the deeper
@@ -30,8 +29,7 @@ TEST(ChacoRexReferenceSlowTest, ReferenceAgreesWithThePerftTable) {
   int checked = 0;
   for (const testing::PerftEntry& entry : testing::ReadPerftTable(G::kName)) {
     if (entry.nodes > 5000000) continue;
-    const std::string fen =
-        entry.fen == "startpos" ? G::FormatPosition(G::InitialPosition()) : entry.fen;
+    const std::string fen = testing::PerftEntryPosition<G>(entry);
     EXPECT_EQ(Perft(FromFen(fen), entry.depth), entry.nodes) << entry.depth << " " << fen;
     ++checked;
   }
@@ -39,18 +37,11 @@ TEST(ChacoRexReferenceSlowTest, ReferenceAgreesWithThePerftTable) {
 }
 
 TEST(ChacoRexReferenceSlowTest, MiddleGameDepth3MatchesNodeByNode) {
-  const char* const fen =
-      "r1bqbkb1r/1p1pp1ppp1/1np1p1pn1/p1Pp3P1p/9/P3P2P2/2P1PP3/1PP1P1PPP1/RNBQBKBNR w - 0 1";
-  CompareStats stats;
-  CompareTree(G::ParsePosition(fen), FromFen(fen), 3, stats);
-  EXPECT_EQ(stats.leaves, 113516u);
+  EXPECT_EQ(ComparePositionTree(kMiddleGame, 3).leaves, 113516u);
 }
 
 TEST(ChacoRexReferenceSlowTest, ManyRandomGamesMatchPlyByPly) {
-  const CompareStats stats = CompareRandomGames(400, 600, 777);
-  EXPECT_GT(stats.en_passant, 10u);
-  EXPECT_GT(stats.promotions, 10u);
-  EXPECT_GT(stats.mates, 0u);
+  EXPECT_GT(CompareRandomGamesWithRareRules(400, 600, 777, /*min_rare=*/10).mates, 0u);
 }
 
 }  // namespace

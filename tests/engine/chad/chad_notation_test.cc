@@ -17,12 +17,10 @@ namespace {
 
 using G = ChadGame;
 
-// The message of the vz::Error that `f` throws ("" if it throws none).
 using vz::testing::ErrorOf;
 
-std::string PositionError(const std::string& text) {
-  return ErrorOf([&] { G::ParsePosition(text); });
-}
+// The message of the vz::Error that G::ParsePosition throws ("" if it throws none).
+constexpr auto PositionError = &vz::testing::ParsePositionError<G>;
 
 std::string MoveError(const Position& p, const std::string& text) {
   return ErrorOf([&] { G::ParseMove(p, text); });

@@ -14,20 +14,12 @@
 
 #include "engine/chad/game.h"
 #include "engine/core/perft.h"
+#include "tests/engine/game_test_util.h"
 
 namespace vz::chad {
 namespace {
 
 using G = ChadGame;
-
-// Mid-game positions from biased random games (also in tests/data/perft/chad.txt).
-const char* const kMidGamePositions[] = {
-    "12/12/4R7/7k4/12/12/5R6/3K8/12/q11/10r1/12 w 2 61",
-    "1r10/12/3R4r3/8k1r1/9r2/7r4/12/2RK3R2R1/2R1q7/7R4/3R8/2R9 w 0 16",
-    "12/11q/12/2r9/9k2/12/12/R1Rq2q3R1/3R7R/2K1qR3r2/R1R9/5r6 w 0 31",
-    "12/12/12/2r9/8qk2/q11/5q6/R1R1q7/2K5R3/11R/R1RR2R5/r11 w 14 46",
-    "12/9R2/6Q5/7rk3/6R1rr2/12/12/12/3K8/12/12/12 w 0 1",
-};
 
 TEST(ChadReferenceTest, StartPerftMatchesGivenValues) {
   const reference::Board start = reference::FromFen(std::string(kStartPosition));
@@ -38,8 +30,12 @@ TEST(ChadReferenceTest, StartPerftMatchesGivenValues) {
   }
 }
 
-TEST(ChadReferenceTest, MidGamePerftAgrees) {
-  for (const char* fen : kMidGamePositions) {
+// Every position of tests/data/perft/chad.txt: the start, mid-game positions from random games
+// biased towards captures and promotions, and constructed ones.
+TEST(ChadReferenceTest, PerftTablePositionsAgree) {
+  const std::vector<std::string> positions = testing::PerftTablePositions<G>();
+  EXPECT_GE(positions.size(), 8u);
+  for (const std::string& fen : positions) {
     const Position p = G::ParsePosition(fen);
     const reference::Board b = reference::FromFen(fen);
     for (int depth = 1; depth <= 2; ++depth) {

@@ -14,17 +14,11 @@ namespace {
 
 using G = CuarentaGame;
 
-// The message of the vz::Error thrown by `action`, or "" if none is thrown.
 using vz::testing::ErrorOf;
 
-std::string PositionError(const std::string& fen) {
-  return ErrorOf([&] { G::ParsePosition(fen); });
-}
-
-std::string MoveError(const std::string& fen, const std::string& move) {
-  const Position p = G::ParsePosition(fen);
-  return ErrorOf([&] { G::ParseMove(p, move); });
-}
+// The messages of the vz::Error that G::ParsePosition and G::ParseMove throw ("" if none).
+constexpr auto PositionError = &vz::testing::ParsePositionError<G>;
+constexpr auto MoveError = &vz::testing::ParseMoveError<G>;
 
 void ExpectContains(const std::string& text, const std::string& part) {
   EXPECT_NE(text.find(part), std::string::npos) << "'" << text << "' lacks '" << part << "'";

@@ -13,24 +13,20 @@
 
 #include "engine/core/perft.h"
 #include "engine/cuarenta/game.h"
+#include "tests/engine/game_test_util.h"
 
 namespace vz::cuarenta {
 namespace {
 
 using G = CuarentaGame;
 
-// Positions with castling, promotions, frogs, vaos and checks; also used in the perft table.
-const char* const kTestPositions[] = {
-    "cffb/vgkgv/pppp/5/4/5/PPPP/VGKGV/BFFC w wb 0 1",
-    // Promotions on arrival and in place for both sides; Black may castle, White may not yet.
-    "c3/1Pk2/P3/5/4/5/p3/2K1p/3C w wb 0 1",
-    // White may castle (Black lost the right); pawns on the last rank may promote in place.
-    "cP2/2k2/P3/5/4/5/p3/2K2/p2C w w 7 30",
-    // Crowded middle: frog rows, vao screens, guard leaps.
-    "c1fb/vgk1v/p1p1/1FgP1/pV2/2G1p/P1P1/V1K2/B1FC b b 12 9",
-    // Black in check from a vao through a screen (the screen may step aside to end the check).
-    "4/2k2/4/1b3/4/V4/4/2K2/4 b - 0 40",
-};
+// The positions of tests/data/perft/cuarenta.txt: the start, and positions with castling,
+// promotions on arrival and in place, frogs, vaos, guard leaps and a check through a screen.
+std::vector<std::string> TestPositions() {
+  std::vector<std::string> positions = testing::PerftTablePositions<G>();
+  EXPECT_GE(positions.size(), 5u);
+  return positions;
+}
 
 std::vector<std::string> ReferenceMoves(const reference::RefPosition& p) {
   std::vector<std::string> texts;
@@ -74,7 +70,7 @@ int CompareTree(const Position& p, const reference::RefPosition& ref, int depth)
 }
 
 TEST(CuarentaReferenceTest, MoveSetsAgreeAtEveryNodeToDepth3) {
-  for (const char* fen : kTestPositions) {
+  for (const std::string& fen : TestPositions()) {
     const Position p = G::ParsePosition(fen);
     EXPECT_GT(CompareTree(p, reference::ParseRef(fen), 3), 1) << fen;
     if (HasFailure()) return;
@@ -103,7 +99,7 @@ TEST(CuarentaReferenceTest, MoveSetsAgreeAlongRandomGames) {
 }
 
 TEST(CuarentaReferenceTest, PerftAgreesToDepth3OnTestPositions) {
-  for (const char* fen : kTestPositions) {
+  for (const std::string& fen : TestPositions()) {
     EXPECT_EQ(Perft<G>(G::ParsePosition(fen), 3), reference::PerftRef(reference::ParseRef(fen), 3))
         << fen;
   }

@@ -20,6 +20,7 @@ namespace {
 
 using testing::NumLegal;
 using testing::Play;
+using testing::PlayOn;
 using testing::SortedMoves;
 using V = std::vector<std::string>;
 
@@ -106,9 +107,7 @@ TEST(DraughtsRulesTest, KingChoosesItsLandingSquare) {
 
 TEST(DraughtsRulesTest, SameStartEndAndCapturedSetIsOneMove) {
   const Position p = ParsePosition("W:WK1:B10,23");
-  DraughtsMoveList moves;
-  GenerateMoves(p, moves);
-  ASSERT_EQ(moves.size, 2);
+  ASSERT_EQ(NumLegal(p), 2);
   // The landing path is recomputed: the smallest of 1-14-28 and 1-19-28.
   const Move move = ParseMove(p, "1x28");
   EXPECT_EQ(MoveCaptured(move), Bit(9) | Bit(22));
@@ -206,11 +205,10 @@ TEST(DraughtsRulesTest, NoLegalMoveLoses) {
 
 TEST(DraughtsRulesTest, TwentyMoveRuleCountsPlies) {
   // Kings on 4 and 29 shuffle without contact.
-  Position p = ParsePosition("W:WK4:BK29:H38");
-  ApplyMove(p, ParseMove(p, "4-8"));
+  Position p = Play("W:WK4:BK29:H38", {"4-8"});
   EXPECT_EQ(p.twenty_move_plies, 39);
   EXPECT_EQ(LocalOutcome(p, NumLegal(p)).status, Status::kOngoing);
-  ApplyMove(p, ParseMove(p, "29-25"));
+  PlayOn(p, "29-25");
   EXPECT_EQ(p.twenty_move_plies, 40);
   EXPECT_EQ(FormatPosition(p), "W:WK8:BK25:H40");
   EXPECT_EQ(LocalOutcome(p, NumLegal(p)), (Outcome{Status::kDraw, Reason::kTwentyMoveRule}));
@@ -219,40 +217,36 @@ TEST(DraughtsRulesTest, TwentyMoveRuleCountsPlies) {
   const char* const kShuffle[4] = {"4-8", "29-25", "8-4", "25-29"};
   for (int ply = 0; ply < 40; ++ply) {
     EXPECT_EQ(LocalOutcome(p, NumLegal(p)).status, Status::kOngoing) << ply;
-    ApplyMove(p, ParseMove(p, kShuffle[ply % 4]));
+    PlayOn(p, kShuffle[ply % 4]);
   }
   EXPECT_EQ(p.twenty_move_plies, 40);
   EXPECT_EQ(LocalOutcome(p, NumLegal(p)).reason, Reason::kTwentyMoveRule);
 }
 
 TEST(DraughtsRulesTest, TwentyMoveCountRestartsOnManMoveOrCapture) {
-  Position p = ParsePosition("W:WK4,9:BK29:H30");
-  ApplyMove(p, ParseMove(p, "9-13"));
+  Position p = Play("W:WK4,9:BK29:H30", {"9-13"});
   EXPECT_EQ(p.twenty_move_plies, 0);
-  p = ParsePosition("W:WK4:BK29,K11:H30");
-  ApplyMove(p, ParseMove(p, "4x14"));
+  p = Play("W:WK4:BK29,K11:H30", {"4x14"});
   EXPECT_EQ(p.twenty_move_plies, 0);
   EXPECT_EQ(FormatPosition(p), "B:WK14:BK29");
   // A king move by either side counts.
-  p = ParsePosition("B:WK4:BK29,30:H7");
-  ApplyMove(p, ParseMove(p, "29-25"));
+  p = Play("B:WK4:BK29,30:H7", {"29-25"});
   EXPECT_EQ(p.twenty_move_plies, 8);
-  ApplyMove(p, ParseMove(p, "4-8"));
+  PlayOn(p, "4-8");
   EXPECT_EQ(p.twenty_move_plies, 9);
-  ApplyMove(p, ParseMove(p, "30-26"));  // a man move
+  PlayOn(p, "30-26");  // a man move
   EXPECT_EQ(p.twenty_move_plies, 0);
 }
 
 TEST(DraughtsRulesTest, ThreeKingsAgainstOneTwelfthMove) {
   // Kings on 1, 2, 3 against a king on 30: no capture either way.
-  Position p = ParsePosition("W:WK1,K2,K3:BK30:T10");
-  ApplyMove(p, ParseMove(p, "1-5"));  // 11th move
+  Position p = Play("W:WK1,K2,K3:BK30:T10", {"1-5"});  // 11th move
   EXPECT_EQ(p.three_kings_moves, 11);
   EXPECT_EQ(LocalOutcome(p, NumLegal(p)).status, Status::kOngoing);
-  ApplyMove(p, ParseMove(p, "30-26"));  // the weaker side's move does not count
+  PlayOn(p, "30-26");  // the weaker side's move does not count
   EXPECT_EQ(p.three_kings_moves, 11);
   EXPECT_EQ(LocalOutcome(p, NumLegal(p)).status, Status::kOngoing);
-  ApplyMove(p, ParseMove(p, "2-6"));  // 12th move, not winning
+  PlayOn(p, "2-6");  // 12th move, not winning
   EXPECT_EQ(p.three_kings_moves, 12);
   EXPECT_EQ(FormatPosition(p), "B:WK3,K5,K6:BK26:H3:T12");
   EXPECT_EQ(LocalOutcome(p, NumLegal(p)), (Outcome{Status::kDraw, Reason::kThreeKingsRule}));
@@ -260,12 +254,10 @@ TEST(DraughtsRulesTest, ThreeKingsAgainstOneTwelfthMove) {
 
 TEST(DraughtsRulesTest, ThreeKingsTwelfthMoveMayStillWin) {
   // 12th move captures the lone king: a win, not a draw.
-  Position p = ParsePosition("W:WK1,K2,K3:BK10:T11");
-  ApplyMove(p, ParseMove(p, "1x14"));
+  Position p = Play("W:WK1,K2,K3:BK10:T11", {"1x14"});
   EXPECT_EQ(LocalOutcome(p, NumLegal(p)), (Outcome{Status::kWhiteWins, Reason::kNoLegalMove}));
   // 12th move blocks the lone king on 4 (8 and 7 cannot be jumped once 11 is taken).
-  Position q = ParsePosition("W:WK7,K8,K15:BK4:T11");
-  ApplyMove(q, ParseMove(q, "15-11"));
+  Position q = Play("W:WK7,K8,K15:BK4:T11", {"15-11"});
   EXPECT_EQ(q.three_kings_moves, 12);
   EXPECT_EQ(NumLegal(q), 0);
   EXPECT_EQ(LocalOutcome(q, 0), (Outcome{Status::kWhiteWins, Reason::kNoLegalMove}));
@@ -273,42 +265,37 @@ TEST(DraughtsRulesTest, ThreeKingsTwelfthMoveMayStillWin) {
 
 TEST(DraughtsRulesTest, ThreeKingsCountStartsWhenMaterialAppears) {
   // By crowning: 25-29 makes the third king; that position is the first one (T = 0).
-  Position p = ParsePosition("W:WK1,K2,25:BK30");
-  ApplyMove(p, ParseMove(p, "25-29"));
+  Position p = Play("W:WK1,K2,25:BK30", {"25-29"});
   EXPECT_TRUE(IsThreeKingsAgainstOne(p));
   EXPECT_EQ(p.three_kings_moves, 0);
-  ApplyMove(p, ParseMove(p, "30-27"));
+  PlayOn(p, "30-27");
   EXPECT_EQ(p.three_kings_moves, 0);
-  ApplyMove(p, ParseMove(p, "1-5"));
+  PlayOn(p, "1-5");
   EXPECT_EQ(p.three_kings_moves, 1);
   EXPECT_EQ(FormatPosition(p), "B:WK2,K5,K29:BK27:H2:T1");
   // By a capture of the stronger side.
-  p = ParsePosition("W:WK1,K2,K3:BK10,K30");
-  ApplyMove(p, ParseMove(p, "1x14"));
+  p = Play("W:WK1,K2,K3:BK10,K30", {"1x14"});
   EXPECT_EQ(p.three_kings_moves, 0);
   EXPECT_TRUE(IsThreeKingsAgainstOne(p));
-  ApplyMove(p, ParseMove(p, "30-26"));
-  ApplyMove(p, ParseMove(p, "14-10"));
+  PlayOn(p, "30-26");
+  PlayOn(p, "14-10");
   EXPECT_EQ(p.three_kings_moves, 1);
   // By a capture of the weaker side: Black's king takes one of four White kings.
-  p = ParsePosition("B:WK2,K3,K4,K27:BK30");
-  ApplyMove(p, ParseMove(p, "30x23"));
+  p = Play("B:WK2,K3,K4,K27:BK30", {"30x23"});
   EXPECT_TRUE(IsThreeKingsAgainstOne(p));
   EXPECT_EQ(p.three_kings_moves, 0);
-  ApplyMove(p, ParseMove(p, "3-7"));
+  PlayOn(p, "3-7");
   EXPECT_EQ(p.three_kings_moves, 1);
 }
 
 TEST(DraughtsRulesTest, ThreeKingsCountResetsWhenMaterialChanges) {
   // The lone king takes one of the three: two against one, the count is gone.
-  Position p = ParsePosition("B:WK1,K2,K14:BK23:T5");
-  ApplyMove(p, ParseMove(p, "23x10"));
+  Position p = Play("B:WK1,K2,K14:BK23:T5", {"23x10"});
   EXPECT_FALSE(IsThreeKingsAgainstOne(p));
   EXPECT_EQ(p.three_kings_moves, 0);
   EXPECT_EQ(FormatPosition(p), "W:WK1,K2:BK10");
   // Three kings and a man against one king: the rule does not apply.
-  p = ParsePosition("W:WK1,K2,K3,9:BK30");
-  ApplyMove(p, ParseMove(p, "1-5"));
+  p = Play("W:WK1,K2,K3,9:BK30", {"1-5"});
   EXPECT_EQ(p.three_kings_moves, 0);
   EXPECT_EQ(LocalOutcome(p, NumLegal(p)).status, Status::kOngoing);
 }

@@ -19,10 +19,12 @@
 namespace vz {
 namespace {
 
+using search_testing::AdvanceToALeafAtTheCap;
 using search_testing::Describe;
 using search_testing::ExpectConsistentTree;
 using search_testing::HashEvaluator;
 using search_testing::MoveText;
+using search_testing::NodeCapParams;
 using search_testing::TicTacToeGame;
 
 // Throws on its `fail_at`-th call, to check that a failed evaluation leaves a usable tree.
@@ -137,21 +139,10 @@ TEST(SearchDriverTest, SearchDriverBatchLimitLeavesTheRestForLater) {
 // Children allocated for a leaf whose evaluation failed are dropped with it: a node that was
 // already visited must not keep children without priors.
 TEST(SearchDriverTest, EvaluatorFailureDropsChildrenWithoutPriors) {
-  SearchParams params;
-  params.max_nodes = 18;
-  Mcts<TicTacToeGame> search(params);
+  Mcts<TicTacToeGame> search(NodeCapParams(18));
   UniformEvaluator<TicTacToeGame> uniform;
-  search.Search(uniform, 50);
-  Move capped = kNullMove;
-  const SearchTree& tree = search.tree();
-  for (int i = 0; i < tree.num_children[SearchTree::kRoot] && capped == kNullMove; ++i) {
-    const int32_t child = tree.first_child[SearchTree::kRoot] + i;
-    if (tree.visits[child] > 0 && tree.first_child[child] == SearchTree::kNone) {
-      capped = tree.move[child];
-    }
-  }
-  ASSERT_NE(capped, kNullMove);
-  search.Advance(capped);  // the new root: visited, no children
+  // The new root: visited, no children.
+  ASSERT_NO_FATAL_FAILURE(AdvanceToALeafAtTheCap(search, uniform, 50));
   FailingEvaluator failing(1);
   EXPECT_THROW(search.Search(failing, 20), Error);
   EXPECT_EQ(search.num_nodes(), 1);

@@ -21,6 +21,7 @@
 #include "engine/search/rollout_evaluator.h"
 #include "engine/search/search_driver.h"
 #include "engine/search/uniform_evaluator.h"
+#include "tests/engine/game_test_util.h"
 #include "tests/engine/game_types.h"
 
 namespace vz {
@@ -39,11 +40,7 @@ int DraughtsCaptures(Move move) { return std::popcount((move.raw >> 10) & 0xffff
 // move)?
 template <Game G>
 bool WinsAtOnce(const typename G::Position& position, Move move) {
-  typename G::Position child = position;
-  G::ApplyMove(child, move);
-  typename G::MoveList replies;
-  G::GenerateMoves(child, replies);
-  const Outcome outcome = G::LocalOutcome(child, replies.size);
+  const Outcome outcome = testing::OutcomeAfter<G>(position, move);
   if (outcome.status != WinFor(G::SideToMove(position))) return false;
   if constexpr (std::is_same_v<G, draughts::DraughtsGame>) return DraughtsCaptures(move) >= 2;
   if constexpr (G::kHasCheck) return outcome.reason == Reason::kCheckmate;

@@ -10,6 +10,7 @@
 #include "engine/search/gumbel.h"
 #include "engine/search/mcts.h"
 #include "engine/search/uniform_evaluator.h"
+#include "tests/engine/search/search_test_util.h"
 #include "tests/engine/search/test_evaluators.h"
 #include "tests/engine/search/test_games.h"
 
@@ -18,6 +19,8 @@ namespace {
 
 using search_testing::HashEvaluator;
 using search_testing::PassNimGame;
+using search_testing::RunSearch;
+using search_testing::StatsOf;
 using search_testing::TicTacToeGame;
 
 TEST(SearchGumbelTest, ConsideredVisitSequenceIsSequentialHalving) {
@@ -104,13 +107,6 @@ void ExpectValidTarget(const SearchResult& result, int num_legal) {
   EXPECT_NEAR(total, 1.0, 1e-5);
 }
 
-float TargetOf(const SearchResult& result, Move move) {
-  for (const RootMoveStats& stats : result.moves) {
-    if (stats.move == move) return stats.policy_target;
-  }
-  return -1.0f;
-}
-
 float MaxOtherTarget(const SearchResult& result, Move move) {
   float best = 0.0f;
   for (const RootMoveStats& stats : result.moves) {
@@ -128,53 +124,46 @@ SearchParams GumbelParams(uint64_t seed) {
 
 TEST(SearchGumbelTest, TwoSimulationsPreferTheWinningMove) {
   // Pile 1: taking it wins at once; passing hands the win to the opponent.
+  UniformEvaluator<PassNimGame> evaluator;
   for (uint64_t seed = 0; seed < 10; ++seed) {
-    Mcts<PassNimGame> search(GumbelParams(seed));
-    search.SetRoot(PassNimGame::Make(1, Color::kWhite));
-    UniformEvaluator<PassNimGame> evaluator;
-    search.Search(evaluator, 2);
-    const SearchResult result = search.Result();
+    const SearchResult result =
+        RunSearch(PassNimGame::Make(1, Color::kWhite), evaluator, 2, GumbelParams(seed));
     ExpectValidTarget<PassNimGame>(result, 2);
-    EXPECT_GT(TargetOf(result, Move{1}), 0.9f) << "seed " << seed;
+    EXPECT_GT(StatsOf(result, Move{1}).policy_target, 0.9f) << "seed " << seed;
     EXPECT_EQ(result.best_move, Move{1});
   }
 }
 
 TEST(SearchGumbelTest, FourSimulationsPreferTheWinningMove) {
   // Pile 3: taking three wins; pass and the smaller takes do not.
+  HashEvaluator<PassNimGame> evaluator;
   for (uint64_t seed = 0; seed < 10; ++seed) {
-    Mcts<PassNimGame> search(GumbelParams(seed));
-    search.SetRoot(PassNimGame::Make(3, Color::kWhite));
-    HashEvaluator<PassNimGame> evaluator;
-    search.Search(evaluator, 4);
-    const SearchResult result = search.Result();
+    const SearchResult result =
+        RunSearch(PassNimGame::Make(3, Color::kWhite), evaluator, 4, GumbelParams(seed));
     EXPECT_LE(result.simulations, 4);
     ExpectValidTarget<PassNimGame>(result, 4);
-    EXPECT_GT(TargetOf(result, Move{3}), MaxOtherTarget(result, Move{3})) << "seed " << seed;
+    EXPECT_GT(StatsOf(result, Move{3}).policy_target, MaxOtherTarget(result, Move{3}))
+        << "seed " << seed;
     EXPECT_EQ(result.best_move, Move{3});
   }
 }
 
 TEST(SearchGumbelTest, SixteenSimulationsPreferTheWinningMove) {
   const auto position = TicTacToeGame::ParsePosition("xx.oo.... x");
+  HashEvaluator<TicTacToeGame> evaluator;
   for (uint64_t seed = 0; seed < 10; ++seed) {
-    Mcts<TicTacToeGame> search(GumbelParams(seed));
-    search.SetRoot(position);
-    HashEvaluator<TicTacToeGame> evaluator;
-    search.Search(evaluator, 16);
-    const SearchResult result = search.Result();
+    const SearchResult result = RunSearch(position, evaluator, 16, GumbelParams(seed));
     ExpectValidTarget<TicTacToeGame>(result, 5);
-    EXPECT_GT(TargetOf(result, Move{2}), 0.5f) << "seed " << seed;
+    EXPECT_GT(StatsOf(result, Move{2}).policy_target, 0.5f) << "seed " << seed;
     EXPECT_EQ(result.best_move, Move{2});
   }
 }
 
 TEST(SearchGumbelTest, SpendsExactlyTheBudgetWithoutProof) {
+  HashEvaluator<TicTacToeGame> evaluator;
   for (int budget : {2, 4, 16, 50}) {
-    Mcts<TicTacToeGame> search(GumbelParams(3));
-    HashEvaluator<TicTacToeGame> evaluator;
-    search.Search(evaluator, budget);
-    const SearchResult result = search.Result();
+    const SearchResult result =
+        RunSearch(TicTacToeGame::InitialPosition(), evaluator, budget, GumbelParams(3));
     EXPECT_EQ(result.simulations, budget);
     ExpectValidTarget<TicTacToeGame>(result, 9);
     int visited = 0;
@@ -186,10 +175,8 @@ TEST(SearchGumbelTest, SpendsExactlyTheBudgetWithoutProof) {
 TEST(SearchGumbelTest, BatchedGumbelStillValid) {
   SearchParams params = GumbelParams(8);
   params.leaves_per_round = 4;
-  Mcts<TicTacToeGame> search(params);
   HashEvaluator<TicTacToeGame> evaluator;
-  search.Search(evaluator, 16);
-  const SearchResult result = search.Result();
+  const SearchResult result = RunSearch(TicTacToeGame::InitialPosition(), evaluator, 16, params);
   EXPECT_EQ(result.simulations, 16);
   ExpectValidTarget<TicTacToeGame>(result, 9);
 }

@@ -27,13 +27,17 @@
 namespace vz {
 namespace {
 
+using search_testing::AdvanceToALeafAtTheCap;
+using search_testing::CountedTicTacToeGame;
 using search_testing::Describe;
 using search_testing::ExpectConsistentTree;
-using search_testing::MoveText;
-using search_testing::CountedTicTacToeGame;
 using search_testing::HashEvaluator;
+using search_testing::MoveText;
+using search_testing::NodeCapParams;
 using search_testing::PassNimGame;
 using search_testing::RecordingEvaluator;
+using search_testing::RunSearch;
+using search_testing::StatsOf;
 using search_testing::TicTacToeGame;
 
 TEST(SearchMctsTest, VisitCountsAddUp) {
@@ -60,12 +64,9 @@ TEST(SearchMctsTest, VisitCountsAddUp) {
 }
 
 TEST(SearchMctsTest, MateInOneIsProvenAndPlayedAtOnce) {
-  Mcts<TicTacToeGame> search;
   const auto position = TicTacToeGame::ParsePosition("xx.oo.... x");
-  search.SetRoot(position);
   UniformEvaluator<TicTacToeGame> evaluator;
-  search.Search(evaluator, 400);
-  const SearchResult result = search.Result();
+  const SearchResult result = RunSearch(position, evaluator, 400);
   EXPECT_EQ(MoveText<TicTacToeGame>(position, result.best_move), "2");
   EXPECT_EQ(result.proven, Status::kWhiteWins);
   EXPECT_EQ(result.proven_plies, 1);
@@ -77,29 +78,22 @@ TEST(SearchMctsTest, MateInOneIsProvenAndPlayedAtOnce) {
     EXPECT_EQ(stats.policy_target, stats.move == result.best_move ? 1.0f : 0.0f);
   }
   // Also with the rollout evaluator.
-  Mcts<TicTacToeGame> rollout_search;
-  rollout_search.SetRoot(position);
   RolloutEvaluator<TicTacToeGame> rollout(3);
-  rollout_search.Search(rollout, 400);
-  EXPECT_EQ(MoveText<TicTacToeGame>(position, rollout_search.BestMove()), "2");
-  EXPECT_EQ(rollout_search.Result().proven, Status::kWhiteWins);
+  const SearchResult rollout_result = RunSearch(position, rollout, 400);
+  EXPECT_EQ(MoveText<TicTacToeGame>(position, rollout_result.best_move), "2");
+  EXPECT_EQ(rollout_result.proven, Status::kWhiteWins);
 }
 
 TEST(SearchMctsTest, BlocksTheOpponentsThreat) {
-  Mcts<TicTacToeGame> search;
   const auto position = TicTacToeGame::ParsePosition("xx..o.... o");
-  search.SetRoot(position);
   UniformEvaluator<TicTacToeGame> evaluator;
-  search.Search(evaluator, 3000);
-  EXPECT_EQ(MoveText<TicTacToeGame>(position, search.BestMove()), "2");
+  EXPECT_EQ(MoveText<TicTacToeGame>(position, RunSearch(position, evaluator, 3000).best_move), "2");
 }
 
 TEST(SearchMctsTest, SolverProvesTicTacToeDraw) {
-  Mcts<TicTacToeGame> search;
-  search.SetRoot(TicTacToeGame::ParsePosition("x...o.... x"));
   UniformEvaluator<TicTacToeGame> evaluator;
-  search.Search(evaluator, 200000);
-  const SearchResult result = search.Result();
+  const SearchResult result =
+      RunSearch(TicTacToeGame::ParsePosition("x...o.... x"), evaluator, 200000);
   EXPECT_EQ(result.proven, Status::kDraw);
   EXPECT_EQ(result.proven_plies, 7);
   EXPECT_LT(result.simulations, 200000);
@@ -111,30 +105,21 @@ TEST(SearchMctsTest, SolverProvesTicTacToeDraw) {
 TEST(SearchMctsTest, SolverWithRepetitionDraws) {
   UniformEvaluator<PassNimGame> evaluator;
   {
-    Mcts<PassNimGame> search;
-    search.SetRoot(PassNimGame::Make(3, Color::kWhite));
-    search.Search(evaluator, 5000);
-    const SearchResult result = search.Result();
+    const SearchResult result = RunSearch(PassNimGame::Make(3, Color::kWhite), evaluator, 5000);
     EXPECT_EQ(result.proven, Status::kWhiteWins);
     EXPECT_EQ(result.best_move, Move{3});
     EXPECT_EQ(result.proven_plies, 1);
   }
   {
     // Taking one leaves 4, where passing draws; every other move loses at once.
-    Mcts<PassNimGame> search;
-    search.SetRoot(PassNimGame::Make(5, Color::kBlack));
-    search.Search(evaluator, 5000);
-    const SearchResult result = search.Result();
+    const SearchResult result = RunSearch(PassNimGame::Make(5, Color::kBlack), evaluator, 5000);
     EXPECT_EQ(result.proven, Status::kDraw);
     for (const RootMoveStats& stats : result.moves) {
       EXPECT_EQ(stats.proven, stats.move.raw >= 2 ? Status::kWhiteWins : Status::kDraw);
     }
   }
   {
-    Mcts<PassNimGame> search;
-    search.SetRoot(PassNimGame::Make(4, Color::kWhite));
-    search.Search(evaluator, 5000);
-    const SearchResult result = search.Result();
+    const SearchResult result = RunSearch(PassNimGame::Make(4, Color::kWhite), evaluator, 5000);
     EXPECT_EQ(result.proven, Status::kDraw);
     EXPECT_EQ(result.best_move, Move{0});
     EXPECT_EQ(result.proven_plies, 4);  // pass, pass, pass, pass: the start position a third time
@@ -178,9 +163,7 @@ void ExpectNoLeafEvaluatedTwice(const Mcts<G>& search) {
 }
 
 TEST(SearchMctsTest, FullTreeEndsTheSearch) {
-  SearchParams params;
-  params.max_nodes = 60;
-  Mcts<TicTacToeGame> search(params);
+  Mcts<TicTacToeGame> search(NodeCapParams(60));
   HashEvaluator<TicTacToeGame> evaluator;
   search.Search(evaluator, 2000);
   const SearchResult result = search.Result();
@@ -211,10 +194,7 @@ TEST(SearchMctsTest, TreeReuseKeepsTheSubtree) {
   HashEvaluator<TicTacToeGame> evaluator;
   search.Search(evaluator, 500);
   const Move best = search.BestMove();
-  int32_t kept_visits = 0;
-  for (const RootMoveStats& stats : search.Result().moves) {
-    if (stats.move == best) kept_visits = stats.visits;
-  }
+  const int32_t kept_visits = StatsOf(search.Result(), best).visits;
   ASSERT_GT(kept_visits, 1);
   search.Advance(best);
   EXPECT_EQ(search.Result().root_visits, kept_visits);
@@ -227,10 +207,7 @@ TEST(SearchMctsTest, TreeReuseKeepsTheSubtree) {
   game.Play(best);
   const Move second = search.BestMove();
   game.Play(second);
-  int32_t second_visits = 0;
-  for (const RootMoveStats& stats : search.Result().moves) {
-    if (stats.move == second) second_visits = stats.visits;
-  }
+  const int32_t second_visits = StatsOf(search.Result(), second).visits;
   search.SetRoot(game);
   EXPECT_EQ(search.Result().root_visits, second_visits);
   // A position outside the game clears the tree.
@@ -329,23 +306,9 @@ TEST(SearchMctsTest, TemperatureSamplesByVisits) {
 // expansion must give the children priors (an evaluation of the node), not leave them at 0 with
 // every simulation on the first move.
 TEST(SearchMctsTest, ExpansionAfterTheNodeCapSetsPriors) {
-  SearchParams params;
-  params.max_nodes = 18;
-  Mcts<TicTacToeGame> search(params);
+  Mcts<TicTacToeGame> search(NodeCapParams(18));
   UniformEvaluator<TicTacToeGame> uniform;
-  search.Search(uniform, 50);
-  ASSERT_TRUE(search.node_cap_reached());
-  const SearchTree& tree = search.tree();
-  Move capped = kNullMove;
-  for (int i = 0; i < tree.num_children[SearchTree::kRoot]; ++i) {
-    const int32_t child = tree.first_child[SearchTree::kRoot] + i;
-    if (tree.visits[child] > 0 && tree.first_child[child] == SearchTree::kNone) {
-      capped = tree.move[child];
-      break;
-    }
-  }
-  ASSERT_NE(capped, kNullMove) << "no root move was evaluated at the cap";
-  search.Advance(capped);
+  ASSERT_NO_FATAL_FAILURE(AdvanceToALeafAtTheCap(search, uniform, 50));
   search.Search(uniform, 20);
   const SearchResult result = search.Result();
   ASSERT_EQ(result.moves.size(), 8u);
@@ -359,9 +322,7 @@ TEST(SearchMctsTest, ExpansionAfterTheNodeCapSetsPriors) {
 // A cap below the root's move count is raised to the root and its children: the search still
 // expands the root and plays a move.
 TEST(SearchMctsTest, NodeCapBelowTheMoveCountStillExpandsTheRoot) {
-  SearchParams params;
-  params.max_nodes = 2;
-  Mcts<TicTacToeGame> search(params);
+  Mcts<TicTacToeGame> search(NodeCapParams(2));
   EXPECT_EQ(search.params().max_nodes, 1 + TicTacToeGame::kMaxMoves);
   UniformEvaluator<TicTacToeGame> uniform;
   search.Search(uniform, 100);
@@ -385,9 +346,7 @@ TEST(SearchMctsTest, CountsBeyondThirtyTwoBitsAreRefusedOrClamped) {
   const int64_t int32_max = std::numeric_limits<int32_t>::max();
   EXPECT_EQ(Mcts<TicTacToeGame>::NodesForMiB(1e9), int32_max);
   EXPECT_EQ(SearchTree::NodesForMiB(1e9), int32_max);
-  SearchParams params;
-  params.max_nodes = int64_t{1} << 40;
-  EXPECT_EQ(Mcts<TicTacToeGame>(params).params().max_nodes, int32_max);
+  EXPECT_EQ(Mcts<TicTacToeGame>(NodeCapParams(int64_t{1} << 40)).params().max_nodes, int32_max);
 
   Mcts<TicTacToeGame> search;
   EXPECT_THROW(search.StartSearch(int64_t{1} << 31), Error);
@@ -399,7 +358,7 @@ TEST(SearchMctsTest, CountsBeyondThirtyTwoBitsAreRefusedOrClamped) {
   EXPECT_THROW(search.StartSearch(int32_max - 1), Error);
   search.StartSearch(int32_max - 11);
   for (bool gumbel : {false, true}) {
-    params = SearchParams();
+    SearchParams params;
     params.gumbel = gumbel;
     Mcts<TicTacToeGame> huge(params);
     huge.StartSearch(kMaxSimulations);  // Gumbel's schedule must not be a table of 2^31 entries
@@ -456,10 +415,7 @@ TEST(SearchMctsTest, TreeReuseComparesPositionsByValue) {
   search.SetRoot(game);
   search.Search(evaluator, 300);
   const Move best = search.BestMove();
-  int32_t kept_visits = 0;
-  for (const RootMoveStats& stats : search.Result().moves) {
-    if (stats.move == best) kept_visits = stats.visits;
-  }
+  const int32_t kept_visits = StatsOf(search.Result(), best).visits;
   ASSERT_GT(kept_visits, 1);
   GameState<G> same(WithPadding(0xa5, G::InitialPosition()));
   ASSERT_NE(std::memcmp(static_cast<const void*>(&same.start_position()),

@@ -1,7 +1,9 @@
 #pragma once
 
-// Helpers shared by the search tests: a move's text, a check of the tree's invariants, and a
-// text summary of a search's result (the golden files' format).
+// Helpers shared by the search tests: a move's text, search parameters with a node cap, one
+// search run to its result, a root move's statistics, a root move evaluated at the node cap, a
+// check of the tree's invariants, and a text summary of a search's result (the golden files'
+// format).
 
 #include <gtest/gtest.h>
 
@@ -16,6 +18,53 @@ namespace vz::search_testing {
 template <Game G>
 std::string MoveText(const typename G::Position& position, Move move) {
   return move == kNullMove ? "none" : G::FormatMove(position, move);
+}
+
+// Default parameters with the node cap `max_nodes`.
+inline SearchParams NodeCapParams(int64_t max_nodes) {
+  SearchParams params;
+  params.max_nodes = max_nodes;
+  return params;
+}
+
+// The result of a fresh search with `params` from `root` (no game history) after `simulations`
+// simulations of `evaluator`.
+template <Game G>
+SearchResult RunSearch(const typename G::Position& root, Evaluator<G>& evaluator, int simulations,
+                       const SearchParams& params = {}) {
+  Mcts<G> search(params);
+  search.SetRoot(root);
+  search.Search(evaluator, simulations);
+  return search.Result();
+}
+
+// The statistics of root move `move` in `result`; a test failure (and empty statistics) when it
+// is not a root move.
+inline RootMoveStats StatsOf(const SearchResult& result, Move move) {
+  for (const RootMoveStats& stats : result.moves) {
+    if (stats.move == move) return stats;
+  }
+  ADD_FAILURE() << "move " << move.raw << " is not a root move";
+  return {};
+}
+
+// Runs `simulations` of `evaluator` on `search`, which must reach its node cap, then advances the
+// search to a root move whose node was evaluated at the cap (visited, no children): the new root
+// is a visited node without children. A fatal test failure when there is no such move.
+template <Game G>
+void AdvanceToALeafAtTheCap(Mcts<G>& search, Evaluator<G>& evaluator, int simulations) {
+  search.Search(evaluator, simulations);
+  ASSERT_TRUE(search.node_cap_reached());
+  const SearchTree& tree = search.tree();
+  Move capped = kNullMove;
+  for (int i = 0; i < tree.num_children[SearchTree::kRoot] && capped == kNullMove; ++i) {
+    const int32_t child = tree.first_child[SearchTree::kRoot] + i;
+    if (tree.visits[child] > 0 && tree.first_child[child] == SearchTree::kNone) {
+      capped = tree.move[child];
+    }
+  }
+  ASSERT_NE(capped, kNullMove) << "no root move was evaluated at the cap";
+  search.Advance(capped);
 }
 
 // Checks that every expanded node's visits are its own evaluations (>= 1) plus its children's,

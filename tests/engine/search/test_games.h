@@ -28,20 +28,59 @@
 
 namespace vz::search_testing {
 
-struct TicTacToeGame {
+// What the tiny games share (Derived is the game, CRTP): a move list of `kMoves` moves and one
+// action per raw move value (no two moves share one), no check, the stored `hash` as hash and
+// repetition key, the side to move from `side`, and ParseMove accepting the protocol or display
+// text of a legal move (vz::Error "illegal <kName> move '<text>'" otherwise). A game whose
+// Position differs hides the members that do not fit with its own.
+template <class Derived, int kMoves>
+struct TinyGame {
+  static constexpr int kMaxMoves = kMoves;
+  using MoveList = vz::MoveList<kMoves>;
+  static constexpr int kNumActions = kMoves;
+  static constexpr bool kHasCheck = false;
+  static constexpr bool kActionsMayCollide = false;
+
+  template <class Position>
+  static uint64_t Hash(const Position& p) {
+    return p.hash;
+  }
+  template <class Position>
+  static uint64_t RepetitionKey(const Position& p) {
+    return p.hash;
+  }
+  template <class Position>
+  static Color SideToMove(const Position& p) {
+    return Color(p.side);
+  }
+  template <class Position>
+  static int ActionIndex(const Position&, Move m) {
+    return int(m.raw);
+  }
+  template <class Position>
+  static bool InCheck(const Position&) {
+    return false;
+  }
+  template <class Position>
+  static Move ParseMove(const Position& p, std::string_view text) {
+    MoveList moves;
+    Derived::GenerateMoves(p, moves);
+    for (Move m : moves) {
+      if (text == Derived::FormatMove(p, m) || text == Derived::FormatDisplayMove(p, m)) return m;
+    }
+    throw Error("illegal " + std::string(Derived::kName) + " move '" + std::string(text) + "'");
+  }
+};
+
+struct TicTacToeGame : TinyGame<TicTacToeGame, 9> {
   struct Position {
     uint16_t cells[2] = {0, 0};  // [color] bitmask of occupied cells
     uint8_t side = 0;            // Color to move
     uint8_t padding[3] = {0, 0, 0};
     uint64_t hash = 0;
   };
-  static constexpr int kMaxMoves = 9;
-  using MoveList = vz::MoveList<kMaxMoves>;
   static constexpr std::string_view kName = "tic-tac-toe";
-  static constexpr int kNumActions = 9;
-  static constexpr bool kHasCheck = false;
   static constexpr bool kHasRepetitionDraw = false;
-  static constexpr bool kActionsMayCollide = false;
 
   static uint64_t Key(int color, int cell) { return SplitMix64(uint64_t(color * 9 + cell + 1)); }
   static constexpr uint64_t kSideKey = 0x5bd1e9955bd1e995ull;
@@ -74,7 +113,6 @@ struct TicTacToeGame {
     if (num_legal == 0) return {Status::kDraw, Reason::kStalemate};
     return {};
   }
-  static uint64_t Hash(const Position& p) { return p.hash; }
   static uint64_t ComputeHash(const Position& p) {
     uint64_t hash = p.side ? kSideKey : 0;
     for (int color = 0; color < 2; ++color) {
@@ -84,11 +122,6 @@ struct TicTacToeGame {
     }
     return hash;
   }
-  static uint64_t RepetitionKey(const Position& p) { return p.hash; }
-  static int ActionIndex(const Position&, Move m) { return int(m.raw); }
-  static Color SideToMove(const Position& p) { return Color(p.side); }
-  static bool InCheck(const Position&) { return false; }
-
   static Position ParsePosition(std::string_view text) {
     if (text.size() != 11 || text[9] != ' ' || (text[10] != 'x' && text[10] != 'o')) {
       throw Error("bad tic-tac-toe position '" + std::string(text) + "'");
@@ -114,14 +147,6 @@ struct TicTacToeGame {
     }
     return text + (p.side ? " o" : " x");
   }
-  static Move ParseMove(const Position& p, std::string_view text) {
-    MoveList moves;
-    GenerateMoves(p, moves);
-    for (Move m : moves) {
-      if (text == FormatMove(p, m) || text == FormatDisplayMove(p, m)) return m;
-    }
-    throw Error("illegal tic-tac-toe move '" + std::string(text) + "'");
-  }
   static std::string FormatMove(const Position&, Move m) { return std::to_string(m.raw); }
   static std::string FormatDisplayMove(const Position&, Move m) {
     return std::string(1, char('a' + m.raw % 3)) + char('1' + m.raw / 3);
@@ -132,20 +157,15 @@ struct TicTacToeGame {
   }
 };
 
-struct PassNimGame {
+struct PassNimGame : TinyGame<PassNimGame, 4> {
   struct Position {
     uint16_t pile = 0;
     uint8_t side = 0;  // Color to move
     uint8_t padding[5] = {0, 0, 0, 0, 0};
     uint64_t hash = 0;
   };
-  static constexpr int kMaxMoves = 4;
-  using MoveList = vz::MoveList<kMaxMoves>;
   static constexpr std::string_view kName = "pass-nim";
-  static constexpr int kNumActions = 4;
-  static constexpr bool kHasCheck = false;
   static constexpr bool kHasRepetitionDraw = true;
-  static constexpr bool kActionsMayCollide = false;
   static constexpr uint16_t kInitialPile = 21;
 
   static uint64_t ComputeHashOf(uint16_t pile, uint8_t side) {
@@ -175,12 +195,7 @@ struct PassNimGame {
     if (num_legal == 0) return {WinFor(Opponent(Color(p.side))), Reason::kNoLegalMove};
     return {};
   }
-  static uint64_t Hash(const Position& p) { return p.hash; }
   static uint64_t ComputeHash(const Position& p) { return ComputeHashOf(p.pile, p.side); }
-  static uint64_t RepetitionKey(const Position& p) { return p.hash; }
-  static int ActionIndex(const Position&, Move m) { return int(m.raw); }
-  static Color SideToMove(const Position& p) { return Color(p.side); }
-  static bool InCheck(const Position&) { return false; }
 
   static Position ParsePosition(std::string_view text) {
     const size_t space = text.find(' ');
@@ -200,14 +215,6 @@ struct PassNimGame {
   static std::string FormatPosition(const Position& p) {
     return std::to_string(p.pile) + (p.side ? " b" : " w");
   }
-  static Move ParseMove(const Position& p, std::string_view text) {
-    MoveList moves;
-    GenerateMoves(p, moves);
-    for (Move m : moves) {
-      if (text == FormatMove(p, m) || text == FormatDisplayMove(p, m)) return m;
-    }
-    throw Error("illegal pass-nim move '" + std::string(text) + "'");
-  }
   static std::string FormatMove(const Position&, Move m) {
     return m.raw == 0 ? "pass" : std::to_string(m.raw);
   }
@@ -217,20 +224,15 @@ struct PassNimGame {
   static std::string BoardPicture(const Position& p) { return FormatPosition(p) + "\n"; }
 };
 
-struct CountedTicTacToeGame {
+struct CountedTicTacToeGame : TinyGame<CountedTicTacToeGame, TicTacToeGame::kMaxMoves> {
   using Inner = TicTacToeGame;
   struct Position {
     Inner::Position inner;
     uint8_t plies = 0;  // moves played since the start; not hashed; followed by padding bytes
   };
   static_assert(!std::has_unique_object_representations_v<Position>);
-  static constexpr int kMaxMoves = Inner::kMaxMoves;
-  using MoveList = Inner::MoveList;
   static constexpr std::string_view kName = "counted-tic-tac-toe";
-  static constexpr int kNumActions = Inner::kNumActions;
-  static constexpr bool kHasCheck = false;
   static constexpr bool kHasRepetitionDraw = false;
-  static constexpr bool kActionsMayCollide = false;
 
   static Position InitialPosition() { return Position{}; }
   static void GenerateMoves(const Position& p, MoveList& moves) {
@@ -246,9 +248,7 @@ struct CountedTicTacToeGame {
   static uint64_t Hash(const Position& p) { return Inner::Hash(p.inner); }
   static uint64_t ComputeHash(const Position& p) { return Inner::ComputeHash(p.inner); }
   static uint64_t RepetitionKey(const Position& p) { return Inner::RepetitionKey(p.inner); }
-  static int ActionIndex(const Position& p, Move m) { return Inner::ActionIndex(p.inner, m); }
   static Color SideToMove(const Position& p) { return Inner::SideToMove(p.inner); }
-  static bool InCheck(const Position&) { return false; }
 
   static Position ParsePosition(std::string_view text) {
     const size_t space = text.rfind(' ');
@@ -266,9 +266,6 @@ struct CountedTicTacToeGame {
   }
   static std::string FormatPosition(const Position& p) {
     return Inner::FormatPosition(p.inner) + " " + std::to_string(p.plies);
-  }
-  static Move ParseMove(const Position& p, std::string_view text) {
-    return Inner::ParseMove(p.inner, text);
   }
   static std::string FormatMove(const Position& p, Move m) { return Inner::FormatMove(p.inner, m); }
   static std::string FormatDisplayMove(const Position& p, Move m) {
