@@ -1,5 +1,6 @@
 // `vzero gate --run-dir D`: the optional gate of a cluster run (selfplay/cluster.h): plays the
-// trainer's newest candidate against the best net and promotes it when it clears the threshold.
+// trainer's newest candidate against the best net and promotes it by gating.mode, and runs the
+// strength checks against the fixed opponents.
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -23,8 +24,9 @@ void RunGateCommand(GateCommandOptions& options) {
   options.request.live = !options.no_status && isatty(STDERR_FILENO);
   InstallRoleSignalHandlers();
   const GateRoleOutcome outcome = RunGateRole(options.request);
-  fmt::print("gate: {} candidates played, {} promoted; best net generation {}\n", outcome.gated,
-             outcome.promoted, outcome.generation);
+  fmt::print(
+      "gate: {} candidates played, {} promoted, {} strength checks; best net generation {}\n",
+      outcome.gated, outcome.promoted, outcome.strength_checks, outcome.generation);
   if (outcome.interrupted) fmt::print("stopped by a signal\n");
 }
 
@@ -36,7 +38,8 @@ void AddGateCommand(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "gate",
       "Gate of a cluster run: plays the trainer's newest candidate against the best net and "
-      "promotes it when its score clears gating.threshold (docs/cluster.md)");
+      "promotes it by gating.mode (a score threshold or an SPRT), and measures the net self-play "
+      "uses against the fixed opponents of the strength section (docs/cluster.md)");
   command->add_option("--run-dir", r.run_dir, "Run directory shared with the trainer")->required();
   command->add_option("--variant", r.config.variant, "Game name (a new run)");
   command->add_option("--preset", r.config.preset, "Compiled-in config preset (a new run)");
@@ -47,7 +50,8 @@ void AddGateCommand(CLI::App& app) {
       ->add_option("--poll-seconds", r.poll_seconds,
                    "Seconds between looks for new candidates (default 2)")
       ->check(CLI::PositiveNumber);
-  command->add_flag("--once", r.once, "Gate the waiting candidates, then exit");
+  command->add_flag("--once", r.once,
+                    "Gate the waiting candidates and run a due strength check, then exit");
   command->add_flag("--no-status", options->no_status,
                     "Plain log lines instead of a live status line on a terminal");
   command->callback([options] { RunGateCommand(*options); });

@@ -11,12 +11,12 @@
 #include <sstream>
 #include <thread>
 
-#include "engine/alphabeta/evaluation.h"
-#include "engine/core/zobrist.h"
-#include "engine/games.h"
 #include "arena/match_games.h"
 #include "arena/player.h"
 #include "arena/record.h"
+#include "engine/alphabeta/evaluation.h"
+#include "engine/core/zobrist.h"
+#include "engine/games.h"
 
 namespace vz {
 
@@ -221,7 +221,9 @@ MatchSummary RunMatchFor(const MatchConfig& config, const MatchGameCallback& on_
     csv_file.flush();
     summary.pentanomial.AddPair(half_points);
     summary.elo = EstimateElo(summary.pentanomial);
-    if (config.sprt) {
+    // Once decided, the test is over: the pairs still in flight count in W/D/L and Elo, but do
+    // not reopen it (fishtest stops at the first crossing of a bound).
+    if (config.sprt && summary.verdict == SprtVerdict::kContinue) {
       summary.llr = SprtLlr(summary.pentanomial, *config.sprt);
       summary.verdict = SprtDecide(*summary.llr, *config.sprt);
       if (summary.verdict != SprtVerdict::kContinue) stop.store(true);

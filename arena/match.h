@@ -24,9 +24,9 @@
 #include <string_view>
 #include <vector>
 
+#include "arena/stats.h"
 #include "engine/core/error.h"
 #include "engine/core/types.h"
-#include "arena/stats.h"
 
 namespace vz {
 
@@ -95,6 +95,8 @@ struct MatchSummary {
   Pentanomial pentanomial;
   EloEstimate elo;
   int adjudicated = 0;  // games decided by adjudication (listed in `games`)
+  // The SPRT's log-likelihood ratio and verdict, frozen at the pair that decided it (pairs in
+  // flight then still count in W/D/L and Elo).
   std::optional<double> llr;
   SprtVerdict verdict = SprtVerdict::kContinue;
   std::vector<MatchGame> games;  // in order of completion (by pairs)

@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <thread>
 
+#include "selfplay/train_config.h"
+
 namespace vz {
 namespace {
 
@@ -97,6 +99,11 @@ MatchConfig RunMatchConfig(const proto::TrainConfig& config, const std::string& 
   match.seed = seed;
   match.stop = &RoleStopFlag();
   return match;
+}
+
+bool GateRoleNeeded(const proto::TrainConfig& config) {
+  return EffectiveGatingMode(config.gating()) != GatingMode::kNone ||
+         (config.strength().opponents_size() > 0 && config.strength().every_checkpoints() > 0);
 }
 
 std::string DefaultWorkerId() {

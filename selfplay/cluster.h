@@ -25,10 +25,13 @@
 //     optimizer.checkpoint_every_steps it checkpoints and either promotes the weights at once
 //     (gating off: nets/best-NNNN.vznet and nets/best.vznet) or leaves
 //     nets/candidates/candidate-SSSSSSSS.vznet for the gate. The config's stop limits end it.
-//   vzero gate --run-dir D                         (optional, for gating on)
+//   vzero gate --run-dir D                         (optional: gating on, or strength checks)
 //     plays the newest candidate without a verdict against the current best (arena/match.h),
 //     writes its verdict (candidate-SSSSSSSS.json; older waiting candidates are marked
-//     superseded) and promotes it when its score clears gating.threshold.
+//     superseded) and promotes it by the verdict of gating.mode (selfplay/gating.h: a score
+//     threshold or an SPRT). Between candidates it measures the net self-play uses against the
+//     fixed opponents of the strength section every few checkpoints (selfplay/strength.h):
+//     strength/strength-SSSSSSSS.json (S: the net's step) and "strength" metrics lines.
 //
 // Order and restarts: every role may start first and waits for what it needs — the config
 // (config.txtpb, written by the first role given --variant/--preset/--config), the first net
@@ -75,6 +78,9 @@ class SharedRun {
   // writes its finished games and returns, the gate judges the candidates that wait and returns.
   void Finish();
   bool finishing() const { return finish_.load(); }
+  // The flag Finish sets, for a match to watch (MatchConfig::stop): a strength check is
+  // abandoned at the end of the run.
+  const std::atomic<bool>& finish_flag() const { return finish_; }
 
   // Called by the trainer when it stops, before it reads the chunks a last time and saves its
   // state: must stop the other roles (Finish) and wait until they returned, so that their last
@@ -194,12 +200,20 @@ struct GateRoleRequest {
 struct GateRoleOutcome {
   int gated = 0;  // candidates played
   int promoted = 0;
-  int generation = 0;  // highest promoted net at the end
+  int strength_checks = 0;  // nets measured against the fixed opponents
+  int generation = 0;       // highest promoted net at the end
   bool interrupted = false;
 };
 
-// Runs the gate until a signal (or, with `once`, until no candidate waits). Returns at once, with
-// a log line, when the run's gating is off. Throws vz::Error on a bad config and I/O failures.
+// Whether a run of `config` has work for the gate role: gating on (gating.mode threshold or sprt),
+// or strength checks (strength.opponents and strength.every_checkpoints > 0).
+bool GateRoleNeeded(const proto::TrainConfig& config);
+
+// Runs the gate until a signal (or, with `once`, until no candidate waits and no strength check is
+// due). Returns at once, with a log line, when the run has no work for it (GateRoleNeeded). In
+// `vzero train` (`shared` set) it starts no strength check once the run finishes and abandons the
+// one in progress (the end-of-run evaluation measures the final net). Throws vz::Error on a bad
+// config and I/O failures.
 GateRoleOutcome RunGateRole(const GateRoleRequest& request);
 
 }  // namespace vz

@@ -1,12 +1,15 @@
 // `vzero gate`: the optional gate of a training run (selfplay/cluster.h), a process of its own or a
 // thread of `vzero train`: the newest candidate of the trainer against the current best, over
-// paired openings (arena/match.h), promoted when its score clears gating.threshold.
+// paired openings (arena/match.h), promoted by the verdict of gating.mode (selfplay/gating.h);
+// and between candidates the strength checks of the net self-play uses against the fixed
+// opponents (selfplay/strength.h).
 
 #include "selfplay/cluster.h"
 
 #if VZ_HAVE_TORCH
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,9 +19,12 @@
 #include <thread>
 
 #include "arena/match.h"
+#include "arena/record.h"
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "nets/net_file.h"
+#include "selfplay/gating.h"
+#include "selfplay/strength.h"
 #include "selfplay/train_config.h"
 
 namespace vz {
@@ -43,27 +49,56 @@ class Gate {
     GateRoleOutcome outcome;
     std::atomic<bool>& stop = RoleStopFlag();
     const proto::GatingConfig& g = config_.gating();
-    log_.Info(fmt::format("gate of {}: {} games of {} simulations a move, threshold {:.2f}",
-                          dir_.string(), g.games(), g.simulations(), g.threshold()));
+    const GatingMode mode = EffectiveGatingMode(g);
+    const proto::StrengthConfig& st = config_.strength();
+    std::string gating = "gating off (the trainer promotes every candidate)";
+    if (mode == GatingMode::kThreshold) {
+      gating = fmt::format("gating: {} games of {} simulations a move, threshold {:.2f}", g.games(),
+                           g.simulations(), g.threshold());
+    } else if (mode == GatingMode::kSprt) {
+      gating = fmt::format(
+          "gating: SPRT elo0 {} elo1 {} alpha {} beta {} over at most {} games of {} simulations "
+          "a move",
+          g.sprt().elo0(), g.sprt().elo1(), g.sprt().alpha(), g.sprt().beta(), g.games(),
+          g.simulations());
+    }
+    last_checked_step_ = LastStrengthCheck();
+    log_.Info(fmt::format(
+        "gate of {}: {}; {}", dir_.string(), gating,
+        StrengthChecksOn()
+            ? fmt::format("strength checks every {} checkpoints: {} games of {} simulations a move "
+                          "against each of {}",
+                          st.every_checkpoints(), st.games(), st.simulations(),
+                          fmt::join(st.opponents(), ", "))
+            : std::string("no strength checks")));
     bool told = false;
     while (!stop.load()) {
-      const int64_t step = NewestWaitingCandidate();
-      if (step < 0) {
-        if (request_.once || (request_.shared != nullptr && request_.shared->finishing())) break;
-        if (!told) log_.Info("waiting for candidates in " + candidates_.string());
-        told = true;
-        WaitForNews(request_.shared, news_seen_, request_.poll_seconds);
+      const int64_t step = mode == GatingMode::kNone ? -1 : NewestWaitingCandidate();
+      if (step >= 0) {
+        told = false;
+        try {
+          outcome.promoted += Play(step) ? 1 : 0;
+          ++outcome.gated;
+        } catch (const MatchStopped&) {
+          log_.Info(
+              fmt::format("gating of step {} stopped by a signal; it runs again on restart", step));
+          break;
+        }
         continue;
       }
-      told = false;
-      try {
-        outcome.promoted += Play(step) ? 1 : 0;
-        ++outcome.gated;
-      } catch (const MatchStopped&) {
-        log_.Info(
-            fmt::format("gating of step {} stopped by a signal; it runs again on restart", step));
-        break;
+      // At the end of a `vzero train` run the end-of-run evaluation measures the final net.
+      const bool finishing = request_.shared != nullptr && request_.shared->finishing();
+      if (!finishing && CheckStrengthIfDue()) {
+        ++outcome.strength_checks;
+        continue;
       }
+      if (request_.once || finishing) break;
+      if (!told) {
+        log_.Info(mode == GatingMode::kNone ? "waiting for new nets in " + (dir_ / "nets").string()
+                                            : "waiting for candidates in " + candidates_.string());
+      }
+      told = true;
+      WaitForNews(request_.shared, news_seen_, request_.poll_seconds);
     }
     outcome.interrupted = stop.load();
     outcome.generation = HighestGeneration((dir_ / "nets").string());
@@ -81,7 +116,7 @@ class Gate {
     std::vector<int64_t> waiting;
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(candidates_, error)) {
-      const int64_t step = CandidateStep(entry.path().filename().string(), "vznet");
+      const int64_t step = StepOfFile(entry.path().filename().string(), "candidate-", "vznet");
       if (step >= 0 && !fs::exists(Candidate(step, "json"))) waiting.push_back(step);
     }
     if (waiting.empty()) return -1;
@@ -125,27 +160,22 @@ class Gate {
     const std::string candidate = Candidate(step, "vznet");
     const std::string sims = std::to_string(g.simulations());
     const MatchConfig match =
-        RunMatchConfig(config_, "net:" + candidate + ":" + sims, "net:" + best + ":" + sims,
-                       int(g.games()), int(g.opening_plies()), config_.seed() + uint64_t(step));
+        GatingMatchConfig(config_, "net:" + candidate + ":" + sims, "net:" + best + ":" + sims,
+                          config_.seed() + uint64_t(step));
     const Clock::time_point start = Clock::now();
     const MatchSummary summary = RunMatch(config_.variant(), match);
-    const double score = summary.Score();
-    const bool promote = score >= g.threshold();
+    const GatingVerdict judged = JudgeGating(g, summary);
+    const bool promote = judged.promote;
     json verdict = {{"type", "gating"},
                     {"time", nets::UtcNow()},
                     {"step", step},
                     {"enabled", true},
+                    {"mode", GatingModeName(EffectiveGatingMode(g))},
                     {"best", fmt::format("best-{:04d}", best_generation)},
-                    {"score", score},
-                    {"wins", summary.wins},
-                    {"draws", summary.draws},
-                    {"losses", summary.losses},
-                    {"elo", summary.elo.elo},
-                    {"elo_low", summary.elo.elo_low},
-                    {"elo_high", summary.elo.elo_high},
-                    {"elo_interval_defined", summary.elo.interval_defined},
                     {"threshold", g.threshold()},
+                    {"reason", judged.reason},
                     {"promoted", promote}};
+    verdict.update(MatchResultFields(summary));
     int generation = best_generation;
     if (promote) {
       generation = HighestGeneration(nets_dir.string()) + 1;
@@ -159,12 +189,111 @@ class Gate {
     WriteVerdict(step, verdict);
     metrics_.Write(verdict);
     log_.Info(fmt::format(
-        "gating at step {}: candidate vs best-{:04d}: W {} D {} L {}, score {:.3f} (threshold "
-        "{:.2f}), Elo {:+.0f} in {:.0f} s -> {}",
-        step, best_generation, summary.wins, summary.draws, summary.losses, score, g.threshold(),
-        summary.elo.elo + 0.0, SecondsSince(start),
+        "gating at step {}: candidate vs best-{:04d}: {}; {} in {:.0f} s -> {}", step,
+        best_generation, MatchResultText(summary), judged.reason, SecondsSince(start),
         promote ? fmt::format("promoted to best-{:04d}", generation) : "kept the best"));
     return promote;
+  }
+
+  // --- strength checks (selfplay/strength.h) ---------------------------------------------------
+
+  bool StrengthChecksOn() const {
+    return config_.strength().opponents_size() > 0 && config_.strength().every_checkpoints() > 0;
+  }
+
+  std::string StrengthFile(int64_t step) const {
+    return (dir_ / "strength" / StepFile("strength-", step, "json")).string();
+  }
+
+  // The step of the newest net measured (strength/strength-SSSSSSSS.json), or -1.
+  int64_t LastStrengthCheck() const {
+    int64_t last = -1;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(dir_ / "strength", error)) {
+      last = std::max(last, StepOfFile(entry.path().filename().string(), "strength-", "json"));
+    }
+    return last;
+  }
+
+  // The net self-play uses now: the highest best-NNNN (its training step from its provenance,
+  // read once per generation), else nets/initial.vznet (step 0). False before the trainer wrote
+  // the first net.
+  bool CurrentNet(StrengthPoint& point, std::string& path) {
+    const fs::path nets_dir = dir_ / "nets";
+    const int generation = HighestGeneration(nets_dir.string());
+    if (generation != current_generation_) {
+      if (generation == 0) {
+        if (!fs::exists(nets_dir / "initial.vznet")) return false;
+        current_ = {"initial", (nets_dir / "initial.vznet").string(), 0};
+      } else {
+        const std::string file = (nets_dir / GenerationFile(generation)).string();
+        current_ = {fmt::format("best-{:04d}", generation), file,
+                    int64_t(nets::ReadNetFile(file).provenance.training_steps)};
+      }
+      current_generation_ = generation;
+    }
+    point.net_id = current_.id;
+    point.step = current_.step;
+    path = current_.path;
+    return true;
+  }
+
+  // Runs the strength check of the current net when it is due; returns whether one ran to its end.
+  bool CheckStrengthIfDue() {
+    if (!StrengthChecksOn()) return false;
+    StrengthPoint point;
+    std::string path;
+    if (!CurrentNet(point, path) ||
+        !StrengthCheckDue(point.step, last_checked_step_,
+                          int64_t(config_.optimizer().checkpoint_every_steps()),
+                          int64_t(config_.strength().every_checkpoints()))) {
+      return false;
+    }
+    // Where the run stands: the trainer's counters (state.json, written at every checkpoint) and
+    // the age of the run (nets/initial.vznet is written once, when it begins).
+    const json state =
+        fs::exists(dir_ / "state.json")
+            ? json::parse(ReadTextFile((dir_ / "state.json").string()), nullptr, false)
+            : json();
+    if (state.is_object()) {
+      point.selfplay_games = state.value("games", int64_t{0});
+      point.selfplay_positions = state.value("positions", int64_t{0});
+    }
+    std::error_code error;
+    const auto born = fs::last_write_time(dir_ / "nets" / "initial.vznet", error);
+    if (!error) {
+      point.wall_seconds = std::max(
+          0.0, std::chrono::duration<double>(fs::file_time_type::clock::now() - born).count());
+    }
+    const proto::StrengthConfig& st = config_.strength();
+    const Clock::time_point start = Clock::now();
+    json records = json::array();
+    std::vector<std::string> lines;
+    for (int k = 0; k < st.opponents_size(); ++k) {
+      MatchConfig match = StrengthMatchConfig(config_, path, k);
+      // Abandoned at the end of a `vzero train` run, whose evaluation measures the final net.
+      match.stop = request_.shared != nullptr ? &request_.shared->finish_flag() : &RoleStopFlag();
+      const Clock::time_point match_start = Clock::now();
+      MatchSummary summary;
+      try {
+        summary = RunMatch(config_.variant(), match);
+      } catch (const MatchStopped&) {
+        log_.Info(fmt::format("strength check of {} stopped before its end", point.net_id));
+        return false;
+      }
+      records.push_back(StrengthRecord(point, st.opponents(k), int(st.simulations()), summary,
+                                       SecondsSince(match_start), nets::UtcNow()));
+      lines.push_back(fmt::format("vs {}: {}", st.opponents(k), MatchResultText(summary)));
+    }
+    CreateRunDirectories(dir_.string(), {"strength"});
+    WriteFileAtomically(StrengthFile(point.step), records.dump(2) + "\n");
+    for (const json& record : records) metrics_.Write(record);
+    last_checked_step_ = point.step;
+    log_.Info(fmt::format(
+        "strength of {} (step {}, {} self-play positions), {} games each in {:.0f} s: {}",
+        point.net_id, point.step, point.selfplay_positions, st.games(), SecondsSince(start),
+        fmt::join(lines, "; ")));
+    return true;
   }
 
   const GateRoleRequest& request_;
@@ -174,12 +303,19 @@ class Gate {
   RunLog& log_;
   MetricsFile& metrics_;
   uint64_t news_seen_ = 0;  // SharedRun::Wait
+  // Strength checks: the step of the last net measured (-1: none), and the current net.
+  int64_t last_checked_step_ = -1;
+  int current_generation_ = -1;
+  struct {
+    std::string id, path;
+    int64_t step = 0;
+  } current_;
 };
 
 }  // namespace
 
 GateRoleOutcome RunGateRole(const GateRoleRequest& request) {
-  CreateRunDirectories(request.run_dir, {"nets/candidates"});
+  CreateRunDirectories(request.run_dir, {"nets/candidates", "strength"});
   std::unique_ptr<RunLog> own_log;
   std::unique_ptr<MetricsFile> own_metrics;
   if (request.shared == nullptr) {
@@ -203,8 +339,10 @@ GateRoleOutcome RunGateRole(const GateRoleRequest& request) {
     outcome.interrupted = true;
     return outcome;
   }
-  if (!config->gating().enabled()) {
-    log.Info("gating is off in this run's config: the trainer promotes every candidate itself");
+  if (!GateRoleNeeded(*config)) {
+    log.Info(
+        "gating is off and there are no strength checks in this run's config: the trainer "
+        "promotes every candidate itself");
     outcome.generation = HighestGeneration((fs::path(request.run_dir) / "nets").string());
     return outcome;
   }

@@ -203,8 +203,7 @@ class TrainerRole {
           "gating {}",
           dir_.string(), G::kName, trainer_->step(), env_.Describe(), options.device, batch,
           local_batch_,
-          config_.gating().enabled() ? "on (candidates for `vzero gate`)"
-                                     : "off (every candidate is promoted)"));
+          GatingOn() ? "on (candidates for `vzero gate`)" : "off (every candidate is promoted)"));
       // A candidate cut short by a stop between its checkpoint and its export.
       const int64_t every = int64_t(config_.optimizer().checkpoint_every_steps());
       if (trainer_->step() > 0 && trainer_->step() % every == 0 && !Exported()) Export();
@@ -423,6 +422,8 @@ class TrainerRole {
         Checkpoint();
         Export();
         SaveState();
+        // After state.json: a strength check of the new net reads the positions behind it there.
+        if (request_.shared != nullptr) request_.shared->Notify();
       }
     }
   }
@@ -457,10 +458,13 @@ class TrainerRole {
     last_checkpoint_step_ = trainer_->step();
   }
 
+  // Whether the gate judges candidates (gating.mode threshold or sprt), else they are promoted.
+  bool GatingOn() const { return EffectiveGatingMode(config_.gating()) != GatingMode::kNone; }
+
   // Whether the weights of the current step were exported already.
   bool Exported() const {
     const int64_t step = trainer_->step();
-    if (config_.gating().enabled()) {
+    if (GatingOn()) {
       const fs::path candidates = dir_ / "nets" / "candidates";
       return fs::exists(candidates / CandidateFile(step, "vznet")) ||
              fs::exists(candidates / CandidateFile(step, "json"));
@@ -469,12 +473,13 @@ class TrainerRole {
   }
 
   // Rank 0: the current weights as a candidate for the gate, or promoted at once (gating off).
+  // The caller wakes the other roles (SharedRun::Notify).
   void Export() {
     const int64_t step = trainer_->step();
     const int best = HighestGeneration((dir_ / "nets").string());
     nets::NetFile net =
         trainer_->ExportNet(uint64_t(agreed_games_), fmt::format("best-{:04d}", best));
-    if (config_.gating().enabled()) {
+    if (GatingOn()) {
       const fs::path path = dir_ / "nets" / "candidates" / CandidateFile(step, "vznet");
       nets::WriteNetFile(path.string(), net);
       metrics_->Write({{"type", "candidate"},
@@ -482,7 +487,6 @@ class TrainerRole {
                        {"step", step},
                        {"path", path.string()}});
       log_.Info(fmt::format("step {}: candidate {} for `vzero gate`", step, path.string()));
-      if (request_.shared != nullptr) request_.shared->Notify();
       return;
     }
     const int generation = best + 1;
@@ -495,10 +499,10 @@ class TrainerRole {
                      {"step", step},
                      {"games_played", agreed_games_},
                      {"enabled", false},
+                     {"mode", "none"},
                      {"promoted", true},
                      {"generation", generation}});
     log_.Info(fmt::format("step {}: promoted to best-{:04d} ({})", step, generation, path));
-    if (request_.shared != nullptr) request_.shared->Notify();
   }
 
   void SaveState() {

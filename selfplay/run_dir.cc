@@ -112,17 +112,16 @@ int HighestGeneration(const std::string& nets_dir) {
 
 std::string GenerationFile(int generation) { return fmt::format("best-{:04d}.vznet", generation); }
 
-std::string CandidateFile(int64_t step, std::string_view extension) {
-  return fmt::format("candidate-{:08d}.{}", step, extension);
+std::string StepFile(std::string_view prefix, int64_t step, std::string_view extension) {
+  return fmt::format("{}{:08d}.{}", prefix, step, extension);
 }
 
-int64_t CandidateStep(std::string_view name, std::string_view extension) {
-  constexpr std::string_view kPrefix = "candidate-";
-  if (name.size() != kPrefix.size() + 8 + 1 + extension.size() || !name.starts_with(kPrefix) ||
-      name[kPrefix.size() + 8] != '.' || !name.ends_with(extension)) {
+int64_t StepOfFile(std::string_view name, std::string_view prefix, std::string_view extension) {
+  if (name.size() != prefix.size() + 8 + 1 + extension.size() || !name.starts_with(prefix) ||
+      name[prefix.size() + 8] != '.' || !name.ends_with(extension)) {
     return -1;
   }
-  const std::string_view digits = name.substr(kPrefix.size(), 8);
+  const std::string_view digits = name.substr(prefix.size(), 8);
   if (digits.find_first_not_of("0123456789") != std::string_view::npos) return -1;
   return std::stoll(std::string(digits));
 }

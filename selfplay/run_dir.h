@@ -83,11 +83,17 @@ int HighestGeneration(const std::string& nets_dir);
 // "best-0003.vznet".
 std::string GenerationFile(int generation);
 
-// "candidate-00001500.vznet" for step 1500 and extension "vznet" (nets/candidates/).
-std::string CandidateFile(int64_t step, std::string_view extension);
+// The name of a file numbered by a training step: "<prefix>SSSSSSSS.<extension>", e.g.
+// StepFile("strength-", 1500, "json") = "strength-00001500.json".
+std::string StepFile(std::string_view prefix, int64_t step, std::string_view extension);
 
-// The step of a CandidateFile name with `extension`, or -1 for any other name.
-int64_t CandidateStep(std::string_view name, std::string_view extension);
+// The step of a StepFile name with `prefix` and `extension`, or -1 for any other name.
+int64_t StepOfFile(std::string_view name, std::string_view prefix, std::string_view extension);
+
+// StepFile("candidate-", step, extension): nets/candidates/ (the net, its verdict).
+inline std::string CandidateFile(int64_t step, std::string_view extension) {
+  return StepFile("candidate-", step, extension);
+}
 
 // Seconds of the steady clock since `start`.
 double SecondsSince(std::chrono::steady_clock::time_point start);

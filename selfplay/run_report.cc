@@ -3,12 +3,16 @@
 #include <fmt/core.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
@@ -72,6 +76,29 @@ std::string SelfPlayType(const std::vector<json>& metrics) {
   return "ingest";
 }
 
+// The strength lines of `metrics` per opponent, in the order the opponents first appear.
+std::vector<std::pair<std::string, std::vector<const json*>>> StrengthByOpponent(
+    const std::vector<json>& metrics) {
+  std::vector<std::pair<std::string, std::vector<const json*>>> lines;
+  for (const json& m : metrics) {
+    if (Type(m) != "strength") continue;
+    const std::string opponent = m.value("opponent", std::string("?"));
+    auto it = std::find_if(lines.begin(), lines.end(),
+                           [&](const auto& entry) { return entry.first == opponent; });
+    if (it == lines.end()) it = lines.insert(lines.end(), {opponent, {}});
+    it->second.push_back(&m);
+  }
+  return lines;
+}
+
+// A whitewash has a huge Elo (arena/stats.h clamps the score by 1e-6): plotted at this bound.
+constexpr double kPlotEloLimit = 800;
+
+double PlotElo(double elo) { return std::clamp(elo, -kPlotEloLimit, kPlotEloLimit); }
+
+// Quotes a title for a gnuplot string literal.
+std::string QuotedTitle(const std::string& title) { return Quoted(fs::path(title)); }
+
 }  // namespace
 
 namespace {
@@ -122,6 +149,16 @@ RunMetricsSummary Summarize(const std::string& run_dir) {
     }
     text += g.value("promoted", false) ? " (promoted)\n" : " (kept the best)\n";
   }
+  for (const auto& [opponent, lines] : StrengthByOpponent(metrics)) {
+    const json& m = *lines.back();
+    summary.strength_points += int(lines.size());
+    text += fmt::format(
+        "strength vs {}: {} checks; last {} (step {}, {} self-play positions): W {} D {} L {}, "
+        "score {:.3f}, Elo {:+.0f}\n",
+        opponent, lines.size(), m.value("net", std::string("?")), m.value("step", 0),
+        m.value("selfplay_positions", int64_t{0}), m.value("wins", 0), m.value("draws", 0),
+        m.value("losses", 0), Number(m, "score"), Number(m, "elo"));
+  }
   for (const json* e : evaluations) {
     text += fmt::format("evaluation at step {} vs {}: W {} D {} L {}, score {:.3f}, Elo {:+.0f}\n",
                         e->value("step", 0), e->value("opponent", std::string("?")),
@@ -144,7 +181,7 @@ std::vector<std::string> Draw(const std::string& run_dir) {
   if (error) throw Error(fmt::format("cannot create {}: {}", plots.string(), error.message()));
 
   // Data files, one row per point (whitespace-separated columns for gnuplot).
-  std::ostringstream losses, gating, selfplay;
+  std::ostringstream losses, gating, selfplay, strength;
   int n_losses = 0, n_gating = 0, n_selfplay = 0;
   double cumulative_elo = 0;
   const std::string selfplay_type = SelfPlayType(metrics);
@@ -166,47 +203,80 @@ std::vector<std::string> Draw(const std::string& run_dir) {
       ++n_selfplay;
     }
   }
-  auto write = [&](const char* name, const std::ostringstream& data) {
-    const fs::path path = plots / name;
-    WriteFileAtomically(path.string(), data.str());
-    return path;
-  };
-  std::string script = "set terminal svg size 900,500 dynamic background rgb 'white'\n";
-  script += "set grid\nset key outside right top\n";
+  // One block per opponent (gnuplot's `index`): positions, minutes, Elo, its interval, score.
+  const auto opponents = StrengthByOpponent(metrics);
+  for (const auto& [opponent, lines] : opponents) {
+    for (const json* m : lines) {
+      const double elo = Number(*m, "elo");
+      const bool interval = m->value("elo_interval_defined", false);
+      strength << fmt::format("{} {} {} {} {} {}\n", m->value("selfplay_positions", int64_t{0}),
+                              Number(*m, "wall_seconds") / 60.0, PlotElo(elo),
+                              PlotElo(interval ? Number(*m, "elo_low") : elo),
+                              PlotElo(interval ? Number(*m, "elo_high") : elo),
+                              Number(*m, "score"));
+    }
+    strength << "\n\n";
+  }
+
+  std::string script = "set grid\nset key outside right top\n";
   std::vector<std::string> drawn;
-  if (n_losses > 0) {
-    const fs::path data = write("losses.dat", losses);
-    const fs::path out = plots / "losses.svg";
+  // Writes `data` to plots/DATA_NAME and adds the plot plots/SVG_NAME (`height` pixels high) to
+  // the script: what `commands` returns for the quoted data path (titles, labels, plot commands).
+  auto add_plot = [&](int points, const char* data_name, const std::ostringstream& data,
+                      const char* svg_name, int height,
+                      const std::function<std::string(const std::string&)>& commands) {
+    if (points == 0) return;
+    const fs::path data_path = plots / data_name;
+    WriteFileAtomically(data_path.string(), data.str());
+    const fs::path out = plots / svg_name;
     script += fmt::format(
-        "set output {}\nset title 'training losses'\nset xlabel 'step'\nset ylabel 'loss'\n"
+        "set terminal svg size 900,{} dynamic background rgb 'white'\nset output {}\n{}", height,
+        Quoted(out), commands(Quoted(data_path)));
+    drawn.push_back(out.string());
+  };
+  add_plot(n_losses, "losses.dat", losses, "losses.svg", 500, [](const std::string& data) {
+    return fmt::format(
+        "set title 'training losses'\nset xlabel 'step'\nset ylabel 'loss'\n"
         "plot {} using 1:2 with lines title 'total', '' using 1:3 with lines title 'policy', "
         "'' using 1:4 with lines title 'value (WDL)'\n",
-        Quoted(out), Quoted(data));
-    drawn.push_back(out.string());
-  }
-  if (n_gating > 0) {
-    const fs::path data = write("gating.dat", gating);
-    const fs::path out = plots / "strength.svg";
-    script += fmt::format(
-        "set output {}\nset title 'strength: gating candidate vs best (95% interval), "
-        "cumulative Elo of promotions'\nset xlabel 'step'\nset ylabel 'Elo'\n"
+        data);
+  });
+  add_plot(n_gating, "gating.dat", gating, "gating.svg", 500, [](const std::string& data) {
+    return fmt::format(
+        "set title 'gating: candidate vs best (95% interval), cumulative Elo of promotions'\n"
+        "set xlabel 'step'\nset ylabel 'Elo'\n"
         "plot {} using 1:2:3:4 with yerrorbars title 'candidate vs best', '' using 1:5 with "
         "linespoints title 'cumulative promoted'\n",
-        Quoted(out), Quoted(data));
-    drawn.push_back(out.string());
-  }
-  if (n_selfplay > 0) {
-    const fs::path data = write("selfplay.dat", selfplay);
-    const fs::path out = plots / "selfplay.svg";
-    script += fmt::format(
-        "set output {}\nset title 'self-play'\nset xlabel 'games'\nset ylabel 'positions/s'\n"
+        data);
+  });
+  // Two panels: Elo against self-play positions and against wall-clock minutes, a line each.
+  add_plot(int(opponents.size()), "strength.dat", strength, "strength.svg", 900,
+           [&](const std::string& data) {
+             std::string curves[2];
+             for (size_t i = 0; i < opponents.size(); ++i) {
+               for (int panel = 0; panel < 2; ++panel) {
+                 curves[panel] += fmt::format(
+                     "{}{} index {} using {}:3:4:5 with yerrorlines title {}", i == 0 ? "" : ", ",
+                     i == 0 ? data : "''", i, panel + 1, QuotedTitle(opponents[i].first));
+               }
+             }
+             return fmt::format(
+                 "set multiplot layout 2,1 title 'strength of the net self-play uses against "
+                 "fixed opponents (Elo, 95% interval; beyond +-{0:.0f} drawn at +-{0:.0f})'\n"
+                 "unset title\nset ylabel 'Elo'\nset xlabel 'self-play positions'\nplot {1}\n"
+                 "set xlabel 'minutes since the run began'\nplot {2}\nunset multiplot\n",
+                 kPlotEloLimit, curves[0], curves[1]);
+           });
+  add_plot(n_selfplay, "selfplay.dat", selfplay, "selfplay.svg", 500, [](const std::string& data) {
+    return fmt::format(
+        "set title 'self-play'\nset xlabel 'games'\nset ylabel 'positions/s'\n"
         "set y2label 'mean plies'\nset y2tics\n"
-        "plot {} using 1:2 with linespoints title 'positions/s (while self-play ran)', '' using "
-        "1:4 with linespoints title 'positions/s (wall clock)', '' using 1:3 axes x1y2 with "
-        "linespoints title 'mean plies per game'\nunset y2tics\nunset y2label\n",
-        Quoted(out), Quoted(data));
-    drawn.push_back(out.string());
-  }
+        "plot {} using 1:2 with linespoints title 'positions/s (while self-play ran)', "
+        "'' using 1:4 with linespoints title 'positions/s (wall clock)', '' using 1:3 "
+        "axes x1y2 with linespoints title 'mean plies per game'\nunset y2tics\n"
+        "unset y2label\n",
+        data);
+  });
   if (drawn.empty()) return drawn;
   const fs::path script_path = plots / "plots.gp";
   WriteFileAtomically(script_path.string(), script);

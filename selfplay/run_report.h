@@ -5,7 +5,10 @@
 // selfplay/cluster.h), drawn with gnuplot (an external, packaged tool: `gnuplot` must be on the
 // PATH) as SVG files in RUN_DIR/plots:
 //   losses.svg    total, policy and value loss against the training step
-//   strength.svg  gating Elo of each candidate against the best (with its 95% interval) and the
+//   strength.svg  the Elo of the net self-play uses against each fixed opponent (the "strength"
+//                 lines, selfplay/strength.h; 95% interval), against self-play positions and
+//                 against wall-clock minutes since the run began, one line per opponent
+//   gating.svg    gating Elo of each candidate against the best (with its 95% interval) and the
 //                 cumulative Elo of the promoted nets, against the step
 //   selfplay.svg  self-play positions per second (while self-play ran, and over the wall clock)
 //                 and mean game length, against games played (the workers' "selfplay" lines;
@@ -21,7 +24,8 @@ struct RunMetricsSummary {
   int lines = 0;      // JSON objects read
   int bad_lines = 0;  // lines that are not JSON objects (e.g. cut by a kill), skipped
   int train_points = 0, selfplay_points = 0, gating_points = 0, evaluation_points = 0;
-  std::string text;  // a few lines for people: last losses, gating results, evaluation
+  int strength_points = 0;  // "strength" lines (one per opponent and check)
+  std::string text;  // a few lines for people: last losses, gating, strength checks, evaluation
 };
 
 // Reads RUN_DIR/metrics.jsonl. Throws vz::Error naming the file if it cannot be read.

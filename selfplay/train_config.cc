@@ -16,6 +16,7 @@
 #include <limits>
 #include <sstream>
 
+#include "arena/player.h"
 #include "engine/core/error.h"
 #include "engine/core/fnv.h"
 #include "engine/registry.h"
@@ -156,6 +157,21 @@ std::string SetFieldFromText(pb::Message& message, const pb::FieldDescriptor* fi
          ")";
 }
 
+// Replaces the repeated string `field` of `message` by the comma-separated items of `value`
+// (blanks around items ignored; "" = an empty list).
+void SetStringListFromText(pb::Message& message, const pb::FieldDescriptor* field,
+                           std::string_view value) {
+  const pb::Reflection* reflection = message.GetReflection();
+  reflection->ClearField(&message, field);
+  if (Trim(value).empty()) return;
+  while (true) {
+    const size_t comma = value.find(',');
+    reflection->AddString(&message, field, std::string(Trim(value.substr(0, comma))));
+    if (comma == std::string_view::npos) break;
+    value.remove_prefix(comma + 1);
+  }
+}
+
 // --- Validation helpers: each throws "config key KEY: ..."
 // -----------------------------------------
 
@@ -223,7 +239,78 @@ constexpr int64_t kMaxGames = 1000000;
 constexpr int64_t kMaxPlies = 100000;
 constexpr uint64_t kMaxSteps = uint64_t{1} << 40;
 
+// --- issue 18: gating modes and strength checks ---
+
+void ValidateGatingAndStrength(const proto::TrainConfig& config) {
+  const proto::GatingConfig& g = config.gating();
+  if (!g.mode().empty()) CheckOneOf("gating.mode", g.mode(), {"none", "threshold", "sprt"});
+  // The legacy switch may stay beside a mode that agrees with it (on = threshold or sprt).
+  if (!g.mode().empty() && g.has_enabled() && g.enabled() != (g.mode() != "none")) {
+    KeyError("gating.enabled",
+             fmt::format("{} contradicts gating.mode '{}' (gating.enabled is the switch of configs "
+                         "before gating.mode: set gating.mode to none, threshold or sprt instead)",
+                         g.enabled() ? "true" : "false", g.mode()));
+  }
+  const GatingMode mode = EffectiveGatingMode(g);
+  const bool on = mode != GatingMode::kNone;
+  CheckUnsigned("gating.games", g.games(), on ? 2 : 0, kMaxGames);
+  CheckEven("gating.games", g.games());
+  CheckUnsigned("gating.simulations", g.simulations(), on ? 1 : 0, kMaxConfigSimulations);
+  CheckUnsigned("gating.opening_plies", g.opening_plies(), 0, 1000);
+  CheckReal("gating.threshold", g.threshold(), 0, 1);
+  CheckUnsigned("gating.concurrent_games", g.concurrent_games(), 0, 65536);
+  const proto::SprtConfig& sprt = g.sprt();
+  CheckReal("gating.sprt.elo0", sprt.elo0(), -2000, 2000);
+  CheckReal("gating.sprt.elo1", sprt.elo1(), -2000, 2000);
+  if (mode == GatingMode::kSprt) {
+    if (!(sprt.elo0() < sprt.elo1())) {
+      KeyError("gating.sprt.elo1",
+               fmt::format("{} must be above gating.sprt.elo0 ({})", sprt.elo1(), sprt.elo0()));
+    }
+    for (const auto& [key, value] : {std::pair{"gating.sprt.alpha", sprt.alpha()},
+                                     std::pair{"gating.sprt.beta", sprt.beta()}}) {
+      if (!(value > 0 && value < 0.5)) {
+        KeyError(key, fmt::format("{} is out of range (0, 0.5)", value));
+      }
+    }
+  } else {
+    CheckReal("gating.sprt.alpha", sprt.alpha(), 0, 0.5);
+    CheckReal("gating.sprt.beta", sprt.beta(), 0, 0.5);
+  }
+
+  const proto::StrengthConfig& st = config.strength();
+  for (int i = 0; i < st.opponents_size(); ++i) {
+    try {
+      PlayerSpec::Parse(st.opponents(i));
+    } catch (const Error& error) {
+      KeyError("strength.opponents", error.what());
+    }
+  }
+  const bool checks = st.opponents_size() > 0 && st.every_checkpoints() > 0;
+  CheckUnsigned("strength.games", st.games(), checks ? 2 : 0, kMaxGames);
+  CheckEven("strength.games", st.games());
+  CheckUnsigned("strength.simulations", st.simulations(), checks ? 1 : 0, kMaxConfigSimulations);
+  CheckUnsigned("strength.opening_plies", st.opening_plies(), 0, 200);
+  CheckUnsigned("strength.every_checkpoints", st.every_checkpoints(), 0, 1000000);
+}
+
 }  // namespace
+
+GatingMode EffectiveGatingMode(const proto::GatingConfig& gating) {
+  if (gating.mode() == "threshold") return GatingMode::kThreshold;
+  if (gating.mode() == "sprt") return GatingMode::kSprt;
+  if (gating.mode().empty() && gating.enabled()) return GatingMode::kThreshold;
+  return GatingMode::kNone;
+}
+
+const char* GatingModeName(GatingMode mode) {
+  switch (mode) {
+    case GatingMode::kNone: return "none";
+    case GatingMode::kThreshold: return "threshold";
+    case GatingMode::kSprt: return "sprt";
+  }
+  return "none";
+}
 
 std::vector<std::string> TrainPresetNames() { return {"demo", "gpu"}; }
 
@@ -297,6 +384,11 @@ void ApplyConfigOverride(proto::TrainConfig& config, std::string_view assignment
                                 path.empty() ? "the config" : path, name, FieldNames(descriptor)));
     }
     path += (path.empty() ? "" : ".") + std::string(name);
+    if (field->is_repeated() && dot == std::string_view::npos &&
+        field->cpp_type() == pb::FieldDescriptor::CPPTYPE_STRING) {
+      SetStringListFromText(*message, field, value);
+      break;
+    }
     if (field->is_repeated()) KeyError(key, "is a list; set it in a config file");
     if (dot == std::string_view::npos) {
       const std::string problem = SetFieldFromText(*message, field, value);
@@ -387,12 +479,7 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
   CheckDevice("optimizer.device", o.device());
   CheckUnsigned("optimizer.cpu_threads", o.cpu_threads(), 0, 1024);
 
-  const proto::GatingConfig& g = config.gating();
-  CheckUnsigned("gating.games", g.games(), g.enabled() ? 2 : 0, kMaxGames);
-  CheckEven("gating.games", g.games());
-  CheckUnsigned("gating.simulations", g.simulations(), g.enabled() ? 1 : 0, kMaxConfigSimulations);
-  CheckUnsigned("gating.opening_plies", g.opening_plies(), 0, 1000);
-  CheckReal("gating.threshold", g.threshold(), 0, 1);
+  ValidateGatingAndStrength(config);
 
   const proto::EvaluationConfig& e = config.evaluation();
   CheckUnsigned("evaluation.games", e.games(), 0, kMaxGames);
@@ -427,6 +514,10 @@ uint64_t TrainConfigHash(const proto::TrainConfig& config) {
   copy.mutable_selfplay()->clear_actor_threads();
   copy.mutable_optimizer()->clear_device();
   copy.mutable_optimizer()->clear_cpu_threads();
+  // An explicit `enabled: false` (a field with presence) means what an unset one means.
+  if (copy.gating().has_enabled() && !copy.gating().enabled()) {
+    copy.mutable_gating()->clear_enabled();
+  }
   std::string bytes;
   {
     pb::io::StringOutputStream stream(&bytes);

@@ -56,28 +56,51 @@ proto::TrainConfig ReadTrainConfigFile(const std::string& path);
 // "variant") and VALUE is read by the field's type: integers in decimal (unsigned fields reject a
 // sign, every field rejects values outside its type), floats as C numbers, bools as true/false/1/0,
 // enums by value name (case-insensitive, "MATERIAL", "draw"), strings verbatim (one pair of
-// surrounding double quotes is removed). Whitespace around KEY and VALUE is ignored. Throws
-// vz::Error naming the key on a missing '=', an empty or unknown key (listing the fields of the
-// section it was looked up in), a key naming a section instead of a field, or a value not
-// parseable for the field's type; `config` is unchanged then.
+// surrounding double quotes is removed), a list of strings (strength.opponents) as a
+// comma-separated list that replaces the whole list ("" = empty). Whitespace around KEY and VALUE
+// is ignored. Throws vz::Error naming the key on a missing '=', an empty or unknown key (listing
+// the fields of the section it was looked up in), a key naming a section instead of a field, or a
+// value not parseable for the field's type; `config` is unchanged then.
 void ApplyConfigOverride(proto::TrainConfig& config, std::string_view assignment);
 
 // Checks every field (ranges listed in selfplay/train_config.cc; variant registered, net preset
 // known, device "auto|cpu|cuda|cuda:N", precision "auto|fp32|fp16|bf16", optimizer "sgd|adamw",
 // schedule "constant|cosine|step" with total_steps > 0 for cosine and step, adjudication not
 // unspecified, resign_threshold in [0, 0.5], fractions and thresholds in [0, 1], game counts of
-// gating and evaluation even (whole pairs)). Throws vz::Error for the first bad field:
-// "config key selfplay.simulations: 0 is out of range 1..100000".
+// gating, evaluation and strength checks even (whole pairs); gating.mode "", "none", "threshold" or
+// "sprt", the legacy gating.enabled not contradicting it, the SPRT's elo0 < elo1 and alpha, beta in
+// (0, 0.5) in mode "sprt"; every strength opponent a valid player spec (arena/player.h)). Throws
+// vz::Error for the first bad field: "config key selfplay.simulations: 0 is out of
+// range 1..100000".
 void ValidateTrainConfig(const proto::TrainConfig& config);
+
+// --- issue 18: gating modes ---
+
+// How candidates become the best net (gating.mode).
+enum class GatingMode {
+  kNone,       // the trainer promotes every candidate (continuous training, as AlphaZero)
+  kThreshold,  // the gate promotes when the score over gating.games reaches gating.threshold
+  kSprt,       // the gate runs an SPRT over at most gating.games games; promotes on H1
+};
+
+// The mode of a config: gating.mode, or for a config without one (written before the modes)
+// "threshold" when the legacy gating.enabled is true, else "none". Does not validate (an unknown
+// mode is "none"; ValidateTrainConfig rejects it).
+GatingMode EffectiveGatingMode(const proto::GatingConfig& gating);
+
+// "none", "threshold", "sprt".
+const char* GatingModeName(GatingMode mode);
 
 // The config in protobuf text format (fields in declaration order, default values omitted), which
 // ParseTrainConfigText reads back to an equal message.
 std::string TrainConfigText(const proto::TrainConfig& config);
 
 // FNV-1a 64 of the config's binary serialization with the `stop` section, `preset` and the
-// device and precision fields cleared (when and where a run executes, not what it learns).
-// Stable across runs, processes and machines of one schema; a field at its default value (proto3: not
-// serialized) does not change it, so adding a field to the schema keeps the hashes of old configs.
+// device and precision fields cleared (and an explicit gating.enabled false, which means what an
+// unset one means) (when and where a run executes, not what it learns).
+// Stable across runs, processes and machines of one schema; a field at its default value (proto3:
+// not serialized) does not change it, so adding a field to the schema keeps the hashes of old
+// configs.
 uint64_t TrainConfigHash(const proto::TrainConfig& config);
 
 }  // namespace vz

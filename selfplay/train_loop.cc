@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "arena/match.h"
 #include "engine/core/atomic_file.h"
@@ -29,6 +30,7 @@
 #include "selfplay/game_record.h"
 #include "selfplay/run_dir.h"
 #include "selfplay/run_report.h"
+#include "selfplay/strength.h"
 #include "selfplay/train_config.h"
 
 namespace vz {
@@ -99,15 +101,18 @@ std::string ReadWholeFile(const fs::path& path) {
   return bytes.str();
 }
 
-// The end-of-run evaluation: the best net against the initial net and a rollout search.
+// The end-of-run evaluation: the best net against the initial net, a rollout search and each
+// fixed opponent of the strength section.
 std::string Evaluate(const proto::TrainConfig& config, const fs::path& dir, int64_t step,
                      int64_t games, RunLog& log, MetricsFile& metrics) {
   const proto::EvaluationConfig& e = config.evaluation();
   const std::string sims = std::to_string(e.simulations());
   const std::string best_path = (dir / "nets" / "best.vznet").string();
-  const std::string opponents[2] = {"net:" + (dir / "nets" / "initial.vznet").string() + ":" + sims,
-                                    "rollout:" + sims};
-  const char* names[2] = {"initial net", "rollout search"};
+  // (name, spec) of every opponent.
+  std::vector<std::pair<std::string, std::string>> opponents = {
+      {"initial net", "net:" + (dir / "nets" / "initial.vznet").string() + ":" + sims},
+      {"rollout search", "rollout:" + sims}};
+  for (const std::string& spec : config.strength().opponents()) opponents.emplace_back(spec, spec);
   std::string report = fmt::format(
       "evaluation of {} (best-{:04d}, step {}, {} games of self-play): {} paired games per "
       "opponent, {} simulations a move, {} random opening plies, over-long games after {} plies "
@@ -117,35 +122,22 @@ std::string Evaluate(const proto::TrainConfig& config, const fs::path& dir, int6
       config.selfplay().adjudication() == proto::MATERIAL
           ? fmt::format("material (margin {})", config.selfplay().material_margin())
           : std::string("draw"));
-  for (int k = 0; k < 2; ++k) {
-    log.Info(fmt::format("evaluation: best net vs {} ({} games)", names[k], e.games()));
-    const MatchSummary summary = RunMatch(
-        config.variant(),
-        RunMatchConfig(config, "net:" + best_path + ":" + sims, opponents[k], int(e.games()),
-                       int(e.opening_plies()), config.seed() * 7919 + 17 + uint64_t(k)));
-    const double error =
-        summary.elo.interval_defined ? (summary.elo.elo_high - summary.elo.elo_low) / 2.0 : 0.0;
-    const std::string line = fmt::format(
-        "best net vs {}: W {} D {} L {}, score {:.3f}, Elo {:+.0f} {}, {} adjudicated", names[k],
-        summary.wins, summary.draws, summary.losses, summary.Score(), summary.elo.elo + 0.0,
-        summary.elo.interval_defined ? fmt::format("+- {:.0f}", error)
-                                     : std::string("(interval n/a)"),
-        summary.adjudicated);
+  for (size_t k = 0; k < opponents.size(); ++k) {
+    const auto& [name, spec] = opponents[k];
+    log.Info(fmt::format("evaluation: best net vs {} ({} games)", name, e.games()));
+    const MatchSummary summary =
+        RunMatch(config.variant(),
+                 RunMatchConfig(config, "net:" + best_path + ":" + sims, spec, int(e.games()),
+                                int(e.opening_plies()), config.seed() * 7919 + 17 + uint64_t(k)));
+    const std::string line = fmt::format("best net vs {}: {}, {} adjudicated", name,
+                                         MatchResultText(summary), summary.adjudicated);
     report += line + "\n";
     log.Info(line);
-    metrics.Write({{"type", "evaluation"},
-                   {"time", nets::UtcNow()},
-                   {"step", step},
-                   {"opponent", names[k]},
-                   {"games", summary.wins + summary.draws + summary.losses},
-                   {"wins", summary.wins},
-                   {"draws", summary.draws},
-                   {"losses", summary.losses},
-                   {"score", summary.Score()},
-                   {"elo", summary.elo.elo},
-                   {"elo_low", summary.elo.elo_low},
-                   {"elo_high", summary.elo.elo_high},
-                   {"adjudicated", summary.adjudicated}});
+    json record = {
+        {"type", "evaluation"}, {"time", nets::UtcNow()},   {"step", step},
+        {"opponent", name},     {"fixed_opponent", k >= 2}, {"simulations", e.simulations()}};
+    record.update(MatchResultFields(summary));
+    metrics.Write(record);
   }
   WriteFileAtomically((dir / "evaluation.txt").string(), report);
   return report;
@@ -189,7 +181,7 @@ std::string StartLine(const proto::TrainConfig& config, const fs::path& dir) {
       "threads); {} games in flight, {} simulations a move",
       resumed ? "resuming run" : "new run", dir.string(), config.variant(), count("step"),
       count("games"), count("positions"), HighestGeneration((dir / "nets").string()),
-      config.gating().enabled() ? ", gate" : "", ResolveDevice(config.selfplay().device()),
+      GateRoleNeeded(config) ? ", gate" : "", ResolveDevice(config.selfplay().device()),
       threads(config.selfplay().cpu_threads()), ResolveDevice(config.optimizer().device()),
       threads(config.optimizer().cpu_threads()), config.selfplay().concurrent_games(),
       config.selfplay().simulations());
@@ -215,8 +207,8 @@ TrainOutcome RunTraining(const TrainRequest& request) {
   // One `vzero train` (or trainer) per run directory, held until return or death; then the
   // temporary files of saves cut by a kill are ours to delete.
   const RunLock lock(request.run_dir, "lock", "vzero train");
-  const std::vector<std::string> folders = {"records", "records/pending", "checkpoints",
-                                            "nets",    "nets/candidates", "plots"};
+  const std::vector<std::string> folders = {
+      "records", "records/pending", "checkpoints", "nets", "nets/candidates", "plots", "strength"};
   CreateRunDirectories(request.run_dir, folders);
   const int removed = RemoveTemporaryFiles(request.run_dir, folders);
   WriteFileAtomically((dir / "config.txtpb").string(), TrainConfigText(config));
@@ -256,7 +248,7 @@ TrainOutcome RunTraining(const TrainRequest& request) {
   TrainerRoleOutcome trained;
   // The trainer last (its stop_others waits for the others); the worker waits for its first net.
   worker.Start(process_threads, shared, [&] { played = RunSelfPlayWorker(play); });
-  if (config.gating().enabled()) {
+  if (GateRoleNeeded(config)) {
     gate.Start(process_threads, shared, [&] { RunGateRole(judge); });
   }
   trainer.Start(process_threads, shared, [&] { trained = RunTrainerRole(learn); });

@@ -16,17 +16,21 @@
 //     optimizer.checkpoint_every_steps a checkpoint and either
 //     nets/candidates/candidate-SSSSSSSS.vznet (gating on)               [wake-up] or a promotion
 //     at once (gating off: nets/best-NNNN.vznet, nets/best.vznet)
-//   gate thread (RunGateRole, gating on only): the newest waiting candidate against the best
-//     (arena/match.h), its verdict candidate-SSSSSSSS.json, a promotion when it clears
-//     gating.threshold; the self-play thread switches to a promoted net after its next chunk.
+//   gate thread (RunGateRole; gating on or strength checks, GateRoleNeeded): the newest waiting
+//     candidate against the best (arena/match.h), its verdict candidate-SSSSSSSS.json, a
+//     promotion by gating.mode (selfplay/gating.h: a score threshold or an SPRT); between
+//     candidates the strength checks of the net self-play uses against the fixed opponents
+//     (selfplay/strength.h); the self-play thread switches to a promoted net after its next chunk.
 //
 // One stop flag (RoleStopFlag: SIGINT/SIGTERM, or a role's failure), one log (RUN/train.log and
 // stderr), one metrics file (RUN/metrics.jsonl: "selfplay" lines from the worker, "ingest" and
-// "train" from the trainer, "candidate" and "gating" from the trainer or the gate, "evaluation"
-// from the end of the run). The trainer's stop limits (the config's `stop`) end the run: it asks
-// the other roles to finish (the worker chunks its finished games, the gate judges the waiting
-// candidates) and waits for them, reads the last chunks, checkpoints; then the end-of-run
-// evaluation plays and the plots are drawn. On a CPU the two busy threads split the cores by
+// "train" from the trainer, "candidate" and "gating" from the trainer or the gate, "strength"
+// from the gate, "evaluation" from the end of the run). The trainer's stop limits (the config's
+// `stop`) end the run: it asks the other roles to finish (the worker chunks its finished games,
+// the gate judges the waiting candidates and abandons a strength check) and waits for them, reads
+// the last chunks, checkpoints; then the end-of-run evaluation plays (the best net against the
+// initial net, a rollout search and the fixed opponents of the strength section) and the plots
+// are drawn. On a CPU the two busy threads split the cores by
 // selfplay.cpu_threads and optimizer.cpu_threads (LibTorch's intra-op threads, set per thread).
 //
 // Run directory (every file written by the one atomic writer, engine/core/atomic_file.h, so a
@@ -44,8 +48,9 @@
 //   nets/initial.vznet          the net the run started from
 //   nets/best.vznet             the current best net; nets/best-NNNN.vznet one per promotion
 //   nets/candidates/candidate-SSSSSSSS.{vznet,json}  candidates and the gate's verdicts
+//   strength/strength-SSSSSSSS.json  the strength check of the net of step S
 //   metrics.jsonl, train.log    the metrics and the log
-//   plots/*.svg                 losses, strength and self-play plots (selfplay/run_report.h)
+//   plots/*.svg                 losses, strength, gating and self-play plots (run_report.h)
 //   evaluation.txt              the end-of-run evaluation
 //
 // Resume: the same command (or `vzero train --run-dir D`) continues: the step from

@@ -67,7 +67,8 @@ std::vector<std::string> TinyConfig() {
           "--set", "replay.min_positions=64",
           "--set", "optimizer.batch_size=16",
           "--set", "optimizer.checkpoint_every_steps=6",
-          "--set", "gating.enabled=false"};
+          "--set", "gating.mode=none",
+          "--set", "strength.every_checkpoints=0"};
   // clang-format on
 }
 
@@ -265,7 +266,7 @@ TEST_F(ClusterCliTest, GateJudgesTheNewestCandidate) {
   // and 12), the gate plays the newest, marks the older one superseded and promotes.
   std::vector<std::string> worker = Worker(run, "wa", true);
   worker.insert(worker.end(),
-                {"--set", "gating.enabled=true", "--set", "gating.games=2", "--set",
+                {"--set", "gating.mode=threshold", "--set", "gating.games=2", "--set",
                  "gating.simulations=4", "--set", "gating.threshold=0", "--games", "24"});
   const pid_t wa = Start(worker, "wa.log");
   std::vector<std::string> trainer = Trainer(run);

@@ -147,12 +147,12 @@ TEST_F(RunDirTest, WaitForRunConfigReadsTheSavedOneOrStops) {
 
 TEST(RunDirNames, CandidateFilesRoundTripAndOtherNamesAreRejected) {
   EXPECT_EQ(CandidateFile(1500, "vznet"), "candidate-00001500.vznet");
-  EXPECT_EQ(CandidateStep(CandidateFile(1500, "vznet"), "vznet"), 1500);
-  EXPECT_EQ(CandidateStep(CandidateFile(7, "json"), "json"), 7);
+  EXPECT_EQ(StepOfFile(CandidateFile(1500, "vznet"), "candidate-", "vznet"), 1500);
+  EXPECT_EQ(StepOfFile(StepFile("strength-", 7, "json"), "strength-", "json"), 7);
   for (const char* name :
        {"candidate-00001500.json", "candidate-0000150.vznet", "candidate-0000150x.vznet",
         "candidate-00001500xvznet", "xandidate-00001500.vznet", "candidate-00001500.vznet.tmp"}) {
-    EXPECT_EQ(CandidateStep(name, "vznet"), -1) << name;
+    EXPECT_EQ(StepOfFile(name, "candidate-", "vznet"), -1) << name;
   }
 }
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "engine/registry.h"
 #include "selfplay/train_config.h"
@@ -74,10 +75,14 @@ TEST(TrainConfigTest, OverridesOfEveryFieldType) {
   EXPECT_FLOAT_EQ(config.optimizer().learning_rate(), 0.5f);
   ApplyConfigOverride(config, "optimizer.weight_decay=1e-3");
   EXPECT_FLOAT_EQ(config.optimizer().weight_decay(), 1e-3f);
-  ApplyConfigOverride(config, "gating.enabled=false");  // bool
-  EXPECT_FALSE(config.gating().enabled());
-  ApplyConfigOverride(config, "gating.enabled=1");
-  EXPECT_TRUE(config.gating().enabled());
+  ApplyConfigOverride(config, "optimizer.augment=false");  // bool
+  EXPECT_FALSE(config.optimizer().augment());
+  ApplyConfigOverride(config, "optimizer.augment=1");
+  EXPECT_TRUE(config.optimizer().augment());
+  ApplyConfigOverride(config, "strength.opponents= alphabeta:3 ,random");  // list of strings
+  EXPECT_EQ(std::vector<std::string>(config.strength().opponents().begin(),
+                                     config.strength().opponents().end()),
+            (std::vector<std::string>{"alphabeta:3", "random"}));
   ApplyConfigOverride(config, "selfplay.adjudication=DRAW");  // enum
   EXPECT_EQ(config.selfplay().adjudication(), proto::DRAW);
   ApplyConfigOverride(config, "selfplay.adjudication=material");
@@ -167,8 +172,12 @@ TEST(TrainConfigTest, ValidationNamesTheKeyAndRange) {
       {"optimizer.batch_size=0", "config key optimizer.batch_size"},
       {"optimizer.checkpoint_every_steps=0", "config key optimizer.checkpoint_every_steps"},
       {"gating.games=21", "config key gating.games: 21 is odd"},
-      {"gating.games=0", "config key gating.games: 0 is out of range 2.."},
       {"gating.threshold=1.2", "config key gating.threshold"},
+      {"gating.mode=coin", "config key gating.mode: 'coin' is not one of none, threshold, sprt"},
+      {"strength.opponents=alphabeta:1,grandmaster", "config key strength.opponents"},
+      {"strength.games=7", "config key strength.games: 7 is odd"},
+      {"strength.games=0", "config key strength.games: 0 is out of range 2.."},
+      {"strength.simulations=0", "config key strength.simulations"},
       {"evaluation.games=3", "config key evaluation.games"},
       {"stop.minutes=-1", "config key stop.minutes"},
   };
@@ -178,13 +187,61 @@ TEST(TrainConfigTest, ValidationNamesTheKeyAndRange) {
     const std::string error = ErrorOf([&] { ValidateTrainConfig(config); });
     EXPECT_TRUE(Contains(error, c.expected)) << c.assignment << " -> " << error;
   }
-  // Switched off, gating needs no games; no evaluation needs no simulations.
+  // Switched off, gating needs no games; no evaluation needs no simulations; no strength checks
+  // need no games.
   proto::TrainConfig config = Demo();
-  ApplyConfigOverride(config, "gating.enabled=false");
+  ApplyConfigOverride(config, "gating.mode=none");
   ApplyConfigOverride(config, "gating.games=0");
   ApplyConfigOverride(config, "evaluation.games=0");
   ApplyConfigOverride(config, "evaluation.simulations=0");
+  ApplyConfigOverride(config, "strength.every_checkpoints=0");
+  ApplyConfigOverride(config, "strength.games=0");
   EXPECT_EQ(ErrorOf([&] { ValidateTrainConfig(config); }), "");
+}
+
+// gating.mode, the legacy gating.enabled of configs written before it, and the SPRT's parameters.
+TEST(TrainConfigTest, GatingModesAndTheLegacySwitch) {
+  // The presets: no gating on CPUs, the SPRT on GPUs.
+  for (const Variant* variant : AllVariants()) {
+    EXPECT_EQ(EffectiveGatingMode(PresetTrainConfig(variant->name(), "demo").gating()),
+              GatingMode::kNone);
+    EXPECT_EQ(EffectiveGatingMode(PresetTrainConfig(variant->name(), "gpu").gating()),
+              GatingMode::kSprt);
+  }
+  // A config without a mode: the legacy switch decides, as before the modes.
+  proto::TrainConfig legacy = ParseTrainConfigText(
+      "variant: \"chad\"\ngating { enabled: true games: 16 threshold: 0.55 }\n", "old.txtpb");
+  EXPECT_EQ(EffectiveGatingMode(legacy.gating()), GatingMode::kThreshold);
+  legacy.mutable_gating()->set_enabled(false);
+  EXPECT_EQ(EffectiveGatingMode(legacy.gating()), GatingMode::kNone);
+  legacy.mutable_gating()->clear_enabled();
+  EXPECT_EQ(EffectiveGatingMode(legacy.gating()), GatingMode::kNone);
+  EXPECT_STREQ(GatingModeName(GatingMode::kSprt), "sprt");
+
+  auto error_of = [](const std::vector<std::string>& assignments) {
+    proto::TrainConfig config = Demo();
+    for (const std::string& assignment : assignments) ApplyConfigOverride(config, assignment);
+    return ErrorOf([&] { ValidateTrainConfig(config); });
+  };
+  // The legacy switch beside a mode must agree with it.
+  EXPECT_EQ(error_of({"gating.enabled=false"}), "");  // mode none
+  EXPECT_TRUE(Contains(error_of({"gating.enabled=true"}),
+                       "config key gating.enabled: true contradicts gating.mode 'none'"));
+  EXPECT_TRUE(Contains(error_of({"gating.mode=sprt", "gating.enabled=false"}),
+                       "config key gating.enabled: false contradicts gating.mode 'sprt'"));
+  EXPECT_EQ(error_of({"gating.mode=sprt", "gating.enabled=true"}), "");
+  // Gating on needs games; the SPRT needs elo0 < elo1 and error rates in (0, 0.5).
+  EXPECT_TRUE(Contains(error_of({"gating.mode=threshold", "gating.games=0"}),
+                       "config key gating.games: 0 is out of range 2.."));
+  EXPECT_EQ(error_of({"gating.mode=sprt"}), "");
+  EXPECT_TRUE(Contains(error_of({"gating.mode=sprt", "gating.sprt.elo1=0"}),
+                       "config key gating.sprt.elo1: 0 must be above gating.sprt.elo0 (0)"));
+  EXPECT_TRUE(Contains(error_of({"gating.mode=sprt", "gating.sprt.alpha=0"}),
+                       "config key gating.sprt.alpha: 0 is out of range (0, 0.5)"));
+  EXPECT_TRUE(Contains(error_of({"gating.mode=sprt", "gating.sprt.beta=0.5"}),
+                       "config key gating.sprt.beta"));
+  // Outside mode sprt the SPRT's block is not checked for a test.
+  EXPECT_EQ(error_of({"gating.sprt.alpha=0", "gating.sprt.elo1=-10"}), "");
 }
 
 TEST(TrainConfigTest, TextErrorsNameFileLineAndKey) {
@@ -225,11 +282,15 @@ TEST(TrainConfigTest, HashIgnoresStopAndDevicesAndFollowsEverythingElse) {
     ApplyConfigOverride(config, assignment);
     EXPECT_EQ(TrainConfigHash(config), hash) << assignment;
   }
+  // An explicit legacy `gating.enabled: false` means what no value means.
+  proto::TrainConfig legacy = base;
+  legacy.mutable_gating()->set_enabled(false);
+  EXPECT_EQ(TrainConfigHash(legacy), hash);
   std::set<uint64_t> hashes = {hash};
   for (const char* assignment :
        {"seed=2", "net.preset=small", "selfplay.simulations=17", "selfplay.temperature=0.5",
-        "replay.window_games=501", "optimizer.augment=false", "gating.enabled=false",
-        "evaluation.games=22", "variant=chad"}) {
+        "replay.window_games=501", "optimizer.augment=false", "gating.mode=threshold",
+        "evaluation.games=22", "strength.games=2", "variant=chad"}) {
     proto::TrainConfig config = base;
     ApplyConfigOverride(config, assignment);
     EXPECT_TRUE(hashes.insert(TrainConfigHash(config)).second) << assignment;

@@ -2,7 +2,9 @@
 
 // The arguments of the tiny `vzero train` run of the CLI tests: Portuguese draughts, the demo
 // preset (a tiny net), 4 simulations, small chunks and batches, checkpoints every 6 steps, 2-game
-// gating; stops after `steps` training steps. `settings` ("section.field=value") are added.
+// threshold gating, no strength checks during the run (2-game matches against the fixed
+// opponents when they are switched on); stops after `steps` training steps. `settings`
+// ("section.field=value") are added (a later setting of a key wins).
 
 #include <cstdint>
 #include <string>
@@ -28,8 +30,12 @@ inline std::vector<std::string> TinyTrainRun(const std::string& run_dir, int64_t
       "--set", "replay.min_positions=64",
       "--set", "optimizer.batch_size=16",
       "--set", "optimizer.checkpoint_every_steps=6",
+      "--set", "gating.mode=threshold",
       "--set", "gating.games=2",
       "--set", "gating.simulations=4",
+      "--set", "strength.every_checkpoints=0",
+      "--set", "strength.games=2",
+      "--set", "strength.simulations=4",
       "--set", "stop.minutes=0",
       "--set", "stop.train_steps=" + std::to_string(steps)};
   // clang-format on

@@ -242,6 +242,71 @@ TEST_F(TrainCliTest, ConcurrentRolesLoseNoGameAndKeepTheSampleCap) {
   EXPECT_NE(done.output.find("positions/s over"), std::string::npos) << done.output;
 }
 
+// Issue 18: with gating off every candidate is promoted, and the gate thread measures the net
+// self-play uses against a fixed opponent beside self-play (the initial net at once, then the
+// net of every checkpoint it gets to): "strength" lines in the metrics, one file per measured
+// net, the curve; the end-of-run evaluation and the summary name the fixed opponent; a gate run
+// again measures nothing twice.
+TEST_F(TrainCliTest, StrengthIsMeasuredInsideTheRunAndNoGatingPromotesEveryCandidate) {
+  const fs::path run = dir_ / "run";
+  const Execution done = RunVzero(testing::TinyTrainRun(
+      run.string(), 18,
+      {"gating.mode=none", "strength.opponents=alphabeta:1", "strength.every_checkpoints=1",
+       "evaluation.games=2", "evaluation.simulations=4"}));
+  ASSERT_EQ(done.status, 0) << done.output;
+  // Every checkpoint (steps 6, 12, 18) became the best net; nothing waited for a gate.
+  const nlohmann::json state = State(run);
+  EXPECT_EQ(state.value("generation", 0), 3) << state.dump();
+  for (const char* net : {"best-0001.vznet", "best-0002.vznet", "best-0003.vznet"}) {
+    EXPECT_TRUE(fs::exists(run / "nets" / net)) << net;
+  }
+  EXPECT_TRUE(fs::is_empty(run / "nets" / "candidates"));
+
+  // The strength lines: where the run stood and the match's result with its Elo interval.
+  std::set<int64_t> measured_steps;
+  std::istringstream metrics(ReadFile(run / "metrics.jsonl"));
+  for (std::string line; std::getline(metrics, line);) {
+    const auto m = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_TRUE(m.is_object()) << line;
+    if (m.value("type", "") != "strength") continue;
+    measured_steps.insert(m.value("step", int64_t{-1}));
+    EXPECT_EQ(m.value("opponent", ""), "alphabeta:1") << line;
+    EXPECT_EQ(m.value("games", 0), 2) << line;
+    EXPECT_EQ(m.value("wins", 0) + m.value("draws", 0) + m.value("losses", 0), 2) << line;
+    EXPECT_EQ(m.value("net", ""), m.value("step", 0) == 0
+                                      ? std::string("initial")
+                                      : fmt::format("best-{:04d}", m.value("step", 0) / 6))
+        << line;
+    EXPECT_GE(m.value("selfplay_positions", int64_t{-1}), 0) << line;
+    EXPECT_GE(m.value("wall_seconds", -1.0), 0.0) << line;
+    EXPECT_LE(m.value("elo_low", 0.0), m.value("elo", 0.0)) << line;
+    EXPECT_GE(m.value("elo_high", 0.0), m.value("elo", 0.0)) << line;
+  }
+  ASSERT_FALSE(measured_steps.empty()) << done.output;
+  for (int64_t step : measured_steps) {
+    EXPECT_TRUE(fs::exists(run / "strength" / fmt::format("strength-{:08d}.json", step))) << step;
+  }
+  // The end-of-run evaluation plays the fixed opponent; the summary prints it.
+  EXPECT_NE(done.output.find("best net vs alphabeta:1: W "), std::string::npos) << done.output;
+  const Execution report = RunVzero({"report", run.string()});
+  EXPECT_NE(report.output.find("strength vs alphabeta:1: "), std::string::npos) << report.output;
+  if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
+    EXPECT_TRUE(fs::exists(run / "plots" / "strength.svg")) << done.output;
+  }
+
+  // A gate run on the finished run measures the best net once (unless the run did), then never
+  // again: the files say which nets were measured.
+  const Execution gate = RunVzero({"gate", "--run-dir", run.string(), "--once", "--no-status"});
+  ASSERT_EQ(gate.status, 0) << gate.output;
+  const bool measured_best = measured_steps.count(18) > 0;
+  EXPECT_NE(gate.output.find(measured_best ? "0 strength checks" : "1 strength checks"),
+            std::string::npos)
+      << gate.output;
+  EXPECT_TRUE(fs::exists(run / "strength" / "strength-00000018.json"));
+  const Execution again = RunVzero({"gate", "--run-dir", run.string(), "--once", "--no-status"});
+  EXPECT_NE(again.output.find("0 strength checks"), std::string::npos) << again.output;
+}
+
 TEST_F(TrainCliTest, KilledRunResumesWithoutLosingOrRepeatingGames) {
   const fs::path run = dir_ / "run";
   const fs::path log = dir_ / "first.log";

@@ -59,8 +59,8 @@ double EnvNumber(const char* name, double fallback) {
 // The tiny run (tests/selfplay/tiny_train_run.h) with gating that promotes every candidate and
 // no evaluation.
 std::vector<std::string> TinyRun(const fs::path& run, int64_t steps) {
-  return testing::TinyTrainRun(run.string(), steps,
-                               {"gating.enabled=true", "gating.threshold=0", "evaluation.games=0"});
+  return testing::TinyTrainRun(
+      run.string(), steps, {"gating.mode=threshold", "gating.threshold=0", "evaluation.games=0"});
 }
 
 // What the run directory holds.
