@@ -97,7 +97,7 @@ NetFile SmallConvNet(uint64_t seed) {
   a.channels = 4;
   a.policy_channels = 3;
   NetFile net = FreshNet(NetHeaderForGame<G>(a), seed);
-  std::mt19937 random(uint32_t(seed));
+  std::mt19937 random{uint32_t(seed)};
   std::uniform_real_distribution<float> uniform(0.5f, 2.0f);
   for (NetTensor& tensor : net.tensors) {
     if (tensor.name.find(".bn.") == std::string::npos) continue;
