@@ -48,7 +48,13 @@ void RunNetDescribe(const std::string& path) {
   fmt::print("squeeze_excite   {}{}\n", a.squeeze_excitation ? "yes" : "no",
              a.squeeze_excitation ? fmt::format(" (ratio {})", a.se_ratio) : "");
   fmt::print("input            {} planes x {} x {}\n", a.input_planes, a.height, a.width);
-  fmt::print("policy           {} channels -> {} actions\n", a.policy_channels, a.num_actions);
+  if (a.policy_head == nets::PolicyHead::kConv) {
+    fmt::print("policy           conv: {} channels -> {} planes -> {} actions\n", a.policy_channels,
+               a.policy_planes, a.num_actions);
+  } else {
+    fmt::print("policy           fc: {} channels -> {} actions\n", a.policy_channels,
+               a.num_actions);
+  }
   fmt::print("value            {} channels -> {} hidden -> WDL\n", a.value_channels,
              a.value_hidden);
   fmt::print("tensors          {}\n", net.tensors.size());

@@ -23,6 +23,14 @@
 //   PolicyIndex(p, m)          the policy-head index of legal move m of p, in [0, kNumActions),
 //                              in the side to move's frame (the same frame as the planes); every
 //                              game's G::ActionIndex is already in that frame, so this equals it
+//   kPolicyPlanes, PolicyPlane(action)
+//                              the convolutional policy head's layout (nets/model.h): action
+//                              index -> PolicySlot {plane in [0, kPolicyPlanes), cell = row *
+//                              kWidth + column of the grid}, one-to-one, with the move's from
+//                              cell as its cell wherever the move has one and its kind of move
+//                              (direction and distance, leap, promotion piece) as its plane, as
+//                              AlphaZero's 73 move planes for chess (net files with such heads
+//                              store the layout, and a net with another one is refused)
 //   SymmetricCell(s, row, column, out_row, out_column)  image of a grid cell under symmetry s
 //   SymmetricAction(s, action) image of a policy index under symmetry s (a permutation of the
 //                              indices of legal moves; indices no move uses map to themselves)
@@ -69,6 +77,13 @@ struct EncodingConstants {
   static constexpr int kActionVersion = spec.action.version;
   static constexpr int kNumActions = G::kNumActions;
   static constexpr int kNumSymmetries = spec.num_symmetries;
+};
+
+// Where the convolutional policy head reads one action's logit: output plane `plane`, grid cell
+// `cell` = row * kWidth + column (InputEncoding<G>::PolicyPlane).
+struct PolicySlot {
+  int plane = 0;
+  int cell = 0;
 };
 
 }  // namespace vz

@@ -62,8 +62,16 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetArchitecture& a) : architecture(
     tower->push_back(ResidualBlock(a.channels, a.squeeze_excitation, a.se_ratio));
   }
   register_module("tower", tower);
-  policy_conv = register_module("policy", ConvBn(a.channels, a.policy_channels, 1));
-  policy_fc = register_module("policy_fc", nn::Linear(a.policy_channels * area, a.num_actions));
+  if (a.policy_head == PolicyHead::kConv) {
+    policy_conv = register_module("policy", ConvBn(a.channels, a.policy_channels, 3));
+    policy_planes = register_module(
+        "policy_planes", nn::Conv2d(nn::Conv2dOptions(a.policy_channels, a.policy_planes, 1)));
+    std::vector<int64_t> index(a.policy_map.begin(), a.policy_map.end());
+    policy_index = torch::tensor(index, torch::kInt64);
+  } else {
+    policy_conv = register_module("policy", ConvBn(a.channels, a.policy_channels, 1));
+    policy_fc = register_module("policy_fc", nn::Linear(a.policy_channels * area, a.num_actions));
+  }
   value_conv = register_module("value", ConvBn(a.channels, a.value_channels, 1));
   value_fc1 = register_module("value_fc1", nn::Linear(a.value_channels * area, a.value_hidden));
   value_fc2 = register_module("value_fc2", nn::Linear(a.value_hidden, 3));
@@ -72,11 +80,33 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetArchitecture& a) : architecture(
 std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch::Tensor& x) {
   torch::Tensor trunk = torch::relu(input(x));
   if (architecture.blocks > 0) trunk = tower->forward(trunk);
-  torch::Tensor policy = torch::relu(policy_conv(trunk)).flatten(1);
-  policy = policy_fc(policy);
+  torch::Tensor policy = torch::relu(policy_conv(trunk));
+  if (policy_planes) {
+    policy = policy_planes(policy).flatten(1);
+    // The index follows the net's `to`; a net moved otherwise still gathers on its device.
+    const torch::Tensor index =
+        policy_index.device() == policy.device() ? policy_index : policy_index.to(policy.device());
+    policy = policy.index_select(1, index);
+  } else {
+    policy = policy_fc(policy.flatten(1));
+  }
   torch::Tensor value = torch::relu(value_conv(trunk)).flatten(1);
   value = value_fc2(torch::relu(value_fc1(value)));
   return {policy, value};
+}
+
+void PolicyValueNetImpl::to(torch::Device device, torch::Dtype dtype, bool non_blocking) {
+  Module::to(device, dtype, non_blocking);
+  if (policy_index.defined()) policy_index = policy_index.to(device);
+}
+
+void PolicyValueNetImpl::to(torch::Dtype dtype, bool non_blocking) {
+  Module::to(dtype, non_blocking);
+}
+
+void PolicyValueNetImpl::to(torch::Device device, bool non_blocking) {
+  Module::to(device, non_blocking);
+  if (policy_index.defined()) policy_index = policy_index.to(device);
 }
 
 void FoldBatchNorm(PolicyValueNet& net) {
@@ -88,8 +118,7 @@ void FoldBatchNorm(PolicyValueNet& net) {
     const torch::Tensor scale =
         bn->weight.to(torch::kFloat32) /
         torch::sqrt(bn->running_var.to(torch::kFloat32) + bn->options.eps());
-    unit->folded_weight =
-        unit->conv->weight.to(torch::kFloat32) * scale.view({-1, 1, 1, 1});
+    unit->folded_weight = unit->conv->weight.to(torch::kFloat32) * scale.view({-1, 1, 1, 1});
     unit->folded_bias = bn->bias.to(torch::kFloat32) - bn->running_mean.to(torch::kFloat32) * scale;
     // Registered as buffers, so that the net's `to(device, dtype)` moves them with the rest.
     unit->register_buffer("folded_weight", unit->folded_weight);

@@ -10,8 +10,11 @@
 //
 // Module names (the tensor names of net files): input.{conv.weight, bn.weight, bn.bias,
 // bn.running_mean, bn.running_var}; tower.<i>.{conv1,conv2}.{conv,bn}.* and, with
-// squeeze-and-excitation, tower.<i>.se.{fc1,fc2}.{weight,bias}; policy.{conv,bn}.*,
-// policy_fc.{weight,bias}; value.{conv,bn}.*, value_fc1.*, value_fc2.*.
+// squeeze-and-excitation, tower.<i>.se.{fc1,fc2}.{weight,bias}; policy.{conv,bn}.* (1x1 for an
+// fc head, 3x3 for a conv head), then policy_fc.{weight,bias} (fc head) or
+// policy_planes.{weight,bias} (conv head: 1x1 convolution to policy_planes planes, whose
+// [batch, planes * height * width] outputs are gathered at policy_map into [batch, num_actions]);
+// value.{conv,bn}.*, value_fc1.*, value_fc2.*.
 
 #include <torch/nn.h>
 
@@ -56,11 +59,19 @@ struct PolicyValueNetImpl : torch::nn::Module {
   // Returns {policy logits [batch, num_actions], WDL logits [batch, 3]}.
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& input);
 
+  // Module::to, and the conv head's gather index to the device (it is no buffer, so that a
+  // dtype change leaves it int64 and the net file does not store it twice).
+  void to(torch::Device device, torch::Dtype dtype, bool non_blocking = false) override;
+  void to(torch::Dtype dtype, bool non_blocking = false) override;
+  void to(torch::Device device, bool non_blocking = false) override;
+
   NetArchitecture architecture;
   ConvBn input{nullptr};
   torch::nn::Sequential tower{nullptr};
   ConvBn policy_conv{nullptr};
-  torch::nn::Linear policy_fc{nullptr};
+  torch::nn::Linear policy_fc{nullptr};      // fc head
+  torch::nn::Conv2d policy_planes{nullptr};  // conv head
+  torch::Tensor policy_index;                // conv head: architecture.policy_map, int64
   ConvBn value_conv{nullptr};
   torch::nn::Linear value_fc1{nullptr}, value_fc2{nullptr};
 };

@@ -70,7 +70,8 @@ std::string UtcNow() {
 
 std::string SerializeNetFile(const NetFile& net) {
   proto::Net message;
-  message.set_format_version(uint32_t(net.format_version));
+  const bool conv = net.architecture.policy_head == PolicyHead::kConv;
+  message.set_format_version(conv ? 2u : 1u);
   message.set_game(net.game);
   message.mutable_input_encoding()->set_name(net.input_encoding);
   message.mutable_input_encoding()->set_version(uint32_t(net.input_version));
@@ -90,6 +91,11 @@ std::string SerializeNetFile(const NetFile& net) {
   arch->set_value_channels(uint32_t(a.value_channels));
   arch->set_value_hidden(uint32_t(a.value_hidden));
   arch->set_preset(a.preset);
+  if (conv) {
+    arch->set_policy_head(std::string(PolicyHeadName(a.policy_head)));
+    arch->set_policy_planes(uint32_t(a.policy_planes));
+    for (int32_t slot : a.policy_map) arch->add_policy_map(uint32_t(slot));
+  }
   for (const NetTensor& tensor : net.tensors) {
     proto::Tensor* t = message.add_tensors();
     t->set_name(tensor.name);
@@ -144,9 +150,11 @@ NetFile ParseNetFile(std::string_view bytes, std::string_view source) {
   if (!message.ParseFromArray(payload.data(), int(payload.size()))) {
     throw Error(fmt::format("net file {}: corrupted: the payload is not a net message", source));
   }
-  if (message.format_version() != uint32_t(kNetFormatVersion)) {
-    throw Error(fmt::format("net file {}: format version {}, this vzero reads version {}", source,
-                            message.format_version(), kNetFormatVersion));
+  if (message.format_version() < uint32_t(kOldestNetFormatVersion) ||
+      message.format_version() > uint32_t(kNetFormatVersion)) {
+    throw Error(fmt::format("net file {}: format version {}, this vzero reads versions {} to {}",
+                            source, message.format_version(), kOldestNetFormatVersion,
+                            kNetFormatVersion));
   }
   NetFile net;
   net.format_version = int(message.format_version());
@@ -169,6 +177,18 @@ NetFile ParseNetFile(std::string_view bytes, std::string_view source) {
   a.value_channels = int(arch.value_channels());
   a.value_hidden = int(arch.value_hidden());
   a.preset = arch.preset();
+  a.policy_head = arch.policy_head().empty()
+                      ? PolicyHead::kFc
+                      : ParsePolicyHead(arch.policy_head(), fmt::format("net file {}", source));
+  if (a.policy_head == PolicyHead::kConv && net.format_version < 2) {
+    throw Error(fmt::format("net file {}: a conv policy head in a format version {} file", source,
+                            net.format_version));
+  }
+  a.policy_planes = int(arch.policy_planes());
+  a.policy_map.reserve(size_t(arch.policy_map_size()));
+  for (uint32_t slot : arch.policy_map()) {
+    a.policy_map.push_back(slot > uint32_t(INT32_MAX) ? -1 : int32_t(slot));
+  }
   ValidateArchitecture(a, fmt::format("net file {}", source));
   std::set<std::string> names;
   for (const proto::Tensor& t : message.tensors()) {
@@ -219,6 +239,17 @@ NetFile ReadNetFile(const std::string& path) {
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw Error(fmt::format("net file {}: read error", path));
   return ParseNetFile(bytes, path);
+}
+
+void CheckPolicyLayout(const NetFile& net, std::string_view source, const PolicyLayout& layout) {
+  const NetArchitecture& a = net.architecture;
+  if (a.policy_head != PolicyHead::kConv) return;
+  if (a.policy_planes != layout.planes || a.policy_map != layout.map) {
+    throw Error(fmt::format(
+        "net file {}: its conv policy head has another layout ({} planes) than this vzero's {} "
+        "({} planes)",
+        source, a.policy_planes, net.action_encoding, layout.planes));
+  }
 }
 
 void CheckNetCompatible(const NetFile& net, std::string_view source, std::string_view game,

@@ -10,6 +10,10 @@
 //   bytes 16..23   FNV-1a 64 checksum of the payload
 //   bytes 24..     payload: a serialized vz.proto.Net
 // so that a truncated or corrupted file is reported as such instead of half-parsed.
+// Format version 1 is every net with a fully connected policy head (the first vzero nets);
+// version 2 adds the convolutional policy head (NetArchitecture::policy_head, policy_planes,
+// policy_map). A net is written with the lowest version that holds it, so fc nets stay readable
+// by older builds, and both versions are read.
 // Files are written by the project's one atomic writer (engine/core/atomic_file.h).
 
 #include <cstdint>
@@ -23,7 +27,8 @@
 
 namespace vz::nets {
 
-inline constexpr int kNetFormatVersion = 1;
+inline constexpr int kNetFormatVersion = 2;  // the newest version this build reads and writes
+inline constexpr int kOldestNetFormatVersion = 1;
 
 // A float32 tensor of the network's state (a parameter or a batch-norm running statistic).
 struct NetTensor {
@@ -44,8 +49,8 @@ struct NetProvenance {
 };
 
 struct NetFile {
-  int format_version = kNetFormatVersion;
-  std::string game;  // registry name
+  int format_version = kNetFormatVersion;  // as read; SerializeNetFile writes the lowest that fits
+  std::string game;                        // registry name
   std::string input_encoding;
   int input_version = 0;
   std::string action_encoding;
@@ -65,9 +70,10 @@ std::string SerializeNetFile(const NetFile& net);
 
 // Parses framed bytes; `source` names them in errors. Throws vz::Error saying which: too short
 // for the header, bad magic, truncated (fewer payload bytes than the header says) or trailing
-// bytes, checksum mismatch (corrupted), unparsable payload, unsupported format version, a tensor
-// with an unknown dtype, a negative dimension or a data size that does not match its shape, a
-// tensor name given twice, or an invalid architecture.
+// bytes, checksum mismatch (corrupted), unparsable payload, unsupported format version, an
+// unknown policy head (or a conv head in a version-1 file), a tensor with an unknown dtype, a
+// negative dimension or a data size that does not match its shape, a tensor name given twice,
+// or an invalid architecture.
 NetFile ParseNetFile(std::string_view bytes, std::string_view source);
 
 // Writes `net` to `path` atomically (vz::WriteFileAtomically). Throws vz::Error naming the path if
@@ -77,6 +83,10 @@ void WriteNetFile(const std::string& path, const NetFile& net);
 // Reads and parses `path`. Throws vz::Error naming the path if it cannot be read, and the errors
 // of ParseNetFile.
 NetFile ReadNetFile(const std::string& path);
+
+// Throws vz::Error naming `source` if `net` has a conv policy head whose planes or map are not
+// `layout` (the game's InputEncoding<G>::PolicyPlane of this build).
+void CheckPolicyLayout(const NetFile& net, std::string_view source, const PolicyLayout& layout);
 
 // Throws vz::Error naming `source` if `net` was made for another game, another input or action
 // encoding or version, or an architecture whose input or policy shape is not the encoding's.
@@ -90,6 +100,9 @@ void CheckNetForGame(const NetFile& net, std::string_view source) {
   using E = InputEncoding<G>;
   CheckNetCompatible(net, source, G::kName, E::kEncodingName, E::kVersion, E::kActionName,
                      E::kActionVersion, E::kPlanes, E::kHeight, E::kWidth, E::kNumActions);
+  if (net.architecture.policy_head == PolicyHead::kConv) {
+    CheckPolicyLayout(net, source, PolicyLayoutFor<G>());
+  }
 }
 
 // A net header (no tensors) for game G with `architecture`, created now by this build.

@@ -228,7 +228,8 @@ const std::vector<std::string>& NetPresetNames() {
   return nets::PresetNames();
 #else
   // Builds without LibTorch have no nets/ library; the names of nets/net_architecture.cc.
-  static const std::vector<std::string> names = {"tiny", "small", "medium", "large"};
+  static const std::vector<std::string> names = {"tiny",    "small",    "medium",    "large",
+                                                 "tiny-fc", "small-fc", "medium-fc", "large-fc"};
   return names;
 #endif
 }

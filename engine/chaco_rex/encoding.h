@@ -23,6 +23,11 @@
 // Policy index: ChacoRexGame::ActionIndex, already in the side to move's (mirrored) frame
 // (engine/chaco_rex/rules.h).
 //
+// Convolutional policy layout (PolicyPlane): cell = the grid cell of the from hexagon; plane =
+// the displacement (dy, dx) to the to hexagon, dy in [-8, 8], dx in [-18, 18] with an even sum,
+// numbered ((dy + 8) * 37 + dx + 18) / 2 (315 planes: every slide, leap and pawn move has one),
+// and for an under-promotion 315 + right * 3 + k (layout in engine/chaco_rex/rules.h).
+//
 // Symmetries for augmentation: identity and the left-right mirror x -> 18 - x. It keeps the
 // hexagons, maps every piece's steps, slides and leaps and the pawns' forward, double-step and
 // en-passant moves onto themselves; there is no castling. The start position is not mirror
@@ -42,6 +47,9 @@ inline constexpr EncodingSpec kChacoRexEncoding = {{15, chaco_rex::kNumRanks, ch
 template <>
 struct InputEncoding<chaco_rex::ChacoRexGame>
     : EncodingConstants<chaco_rex::ChacoRexGame, kChacoRexEncoding> {
+  static constexpr int kDisplacementPlanes = (17 * 37 + 1) / 2;
+  static constexpr int kPolicyPlanes = kDisplacementPlanes + 2 * 3;
+
   // Plane numbers (layout above); kOwnPawns: + type - 1 for the own pieces; kTheirPawns: + type - 1
   // for the opponent's pieces.
   static constexpr int kOwnPawns = 0, kTheirPawns = 6, kRealCells = 12, kEnPassant = 13,
@@ -68,6 +76,20 @@ struct InputEncoding<chaco_rex::ChacoRexGame>
 
   // Policy index of legal move `m` of `p` (already in the side to move's frame).
   VZ_HD static int PolicyIndex(const Position& p, Move m) { return chaco_rex::ActionIndex(p, m); }
+
+  // Convolutional policy slot of `action` in [0, kNumActions) (layout above).
+  VZ_HD static PolicySlot PolicyPlane(int action) {
+    constexpr int kCells = chaco_rex::kNumCells;
+    const chaco_rex::Geometry& g = chaco_rex::CellGeometry();
+    if (action < kCells * kCells) {
+      const int from = action / kCells, to = action % kCells;
+      const int dy = g.y[to] - g.y[from], dx = g.x[to] - g.x[from];
+      return {((dy + 8) * 37 + dx + 18) / 2, (g.y[from] - 1) * kWidth + g.x[from]};
+    }
+    const int rest = action - kCells * kCells;
+    const int from = chaco_rex::kFirstCellOfRank8 + rest / 6;
+    return {kDisplacementPlanes + rest % 6, (g.y[from] - 1) * kWidth + g.x[from]};
+  }
 
   // Symmetry 1 mirrors the columns (x -> 18 - x).
   VZ_HD static void SymmetricCell(int symmetry, int row, int column, int& out_row,

@@ -23,6 +23,9 @@
 //
 // Policy index: ChadGame::ActionIndex, already in the side to move's frame (engine/chad/rules.h).
 //
+// Convolutional policy layout (PolicyPlane): plane = offset (the 96 move kinds: slide direction
+// and distance, knight leap), cell = from square: the action index read as [96][12][12].
+//
 // Symmetries for augmentation: identity and the reflection in the a1-l12 diagonal
 // (file <-> rank). It maps each castle and wall onto itself and the rook, queen, king and knight
 // moves onto moves of the same piece; there are no pawns or other directed rules. (A left-right
@@ -39,6 +42,8 @@ inline constexpr EncodingSpec kChadEncoding = {
 
 template <>
 struct InputEncoding<chad::ChadGame> : EncodingConstants<chad::ChadGame, kChadEncoding> {
+  static constexpr int kPolicyPlanes = chad::kActionsPerSquare;
+
   // Plane numbers (layout above).
   static constexpr int kOwnRooks = 0, kOwnQueens = 1, kOwnKing = 2, kTheirRooks = 3,
                        kTheirQueens = 4, kTheirKing = 5, kOwnCastle = 6, kOwnWall = 7,
@@ -74,6 +79,11 @@ struct InputEncoding<chad::ChadGame> : EncodingConstants<chad::ChadGame, kChadEn
 
   // Policy index of legal move `m` of `p` (already in the side to move's frame).
   VZ_HD static int PolicyIndex(const Position& p, Move m) { return chad::ActionIndex(p, m); }
+
+  // Convolutional policy slot of `action` in [0, kNumActions) (layout above).
+  VZ_HD static PolicySlot PolicyPlane(int action) {
+    return {action % chad::kActionsPerSquare, action / chad::kActionsPerSquare};
+  }
 
   // Symmetry 1 swaps row and column.
   VZ_HD static void SymmetricCell(int symmetry, int row, int column, int& out_row,

@@ -24,6 +24,9 @@
 // Policy index: CuarentaGame::ActionIndex, already in the side to move's frame
 // (engine/cuarenta/rules.h).
 //
+// Convolutional policy layout (PolicyPlane): plane = the action's plane (0..71, engine/cuarenta/
+// rules.h: direction and distance, leap, promotion), cell = the grid cell of its from square.
+//
 // Symmetries for augmentation: none besides the identity. The left-right mirror keeps the light
 // squares and the piece moves, but not the castling squares (king e2 with camel h1) nor the
 // colour rule of castling.
@@ -40,6 +43,8 @@ inline constexpr EncodingSpec kCuarentaEncoding = {
 template <>
 struct InputEncoding<cuarenta::CuarentaGame>
     : EncodingConstants<cuarenta::CuarentaGame, kCuarentaEncoding> {
+  static constexpr int kPolicyPlanes = cuarenta::kNumPlanes;
+
   // Plane numbers (layout above); kOwnKing: + PieceType - 1 for the own pieces; kTheirKing: +
   // PieceType - 1 for the opponent's pieces.
   static constexpr int kOwnKing = 0, kTheirKing = 7, kRealSquares = 14, kOwnCastling = 15,
@@ -71,6 +76,13 @@ struct InputEncoding<cuarenta::CuarentaGame>
 
   // Policy index of legal move `m` of `p` (already in the side to move's frame).
   VZ_HD static int PolicyIndex(const Position& p, Move m) { return cuarenta::ActionIndex(p, m); }
+
+  // Convolutional policy slot of `action` in [0, kNumActions) (layout above).
+  VZ_HD static PolicySlot PolicyPlane(int action) {
+    const int from = action / cuarenta::kNumPlanes;
+    return {action % cuarenta::kNumPlanes,
+            cuarenta::RankOf(from) * kWidth + cuarenta::FileOf(from)};
+  }
 
   VZ_HD static void SymmetricCell(int, int row, int column, int& out_row, int& out_column) {
     out_row = row;

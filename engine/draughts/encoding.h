@@ -22,6 +22,11 @@
 // DraughtsGame::ActionIndex for White and 1023 - ActionIndex for Black (31 - s on both squares).
 // Captures with equal start and end squares keep sharing one index.
 //
+// Convolutional policy layout (PolicyPlane): cell = the from square's grid cell, plane = the
+// displacement (d_row, d_column) from the from to the to square, both in [-7, 7] with an even
+// sum (dark squares), numbered ((d_row + 7) * 15 + d_column + 7) / 2: 113 planes, plane 56 the
+// capture that ends on its start square.
+//
 // Symmetries for augmentation: none besides the identity. A left-right mirror moves the dark
 // squares onto light ones, a diagonal reflection turns forward into sideways; the half-turn with
 // the colour swap is already the frame.
@@ -38,6 +43,8 @@ inline constexpr EncodingSpec kDraughtsEncoding = {
 template <>
 struct InputEncoding<draughts::DraughtsGame>
     : EncodingConstants<draughts::DraughtsGame, kDraughtsEncoding> {
+  static constexpr int kPolicyPlanes = (15 * 15 + 1) / 2;
+
   // Plane numbers (layout above).
   static constexpr int kOwnMen = 0, kOwnKings = 1, kTheirMen = 2, kTheirKings = 3, kOnes = 4,
                        kTwentyMove = 5, kThreeKings = 6, kRepetition = 7;
@@ -63,6 +70,14 @@ struct InputEncoding<draughts::DraughtsGame>
 
   // Policy index of legal move `m` of `p` in the side to move's frame, in [0, 1024).
   VZ_HD static int PolicyIndex(const Position& p, Move m) { return draughts::ActionIndex(p, m); }
+
+  // Convolutional policy slot of `action` in [0, kNumActions) (layout above).
+  VZ_HD static PolicySlot PolicyPlane(int action) {
+    const int from = action / draughts::kNumSquares, to = action % draughts::kNumSquares;
+    const int row = draughts::RowOf(from), column = draughts::ColumnOf(from);
+    const int d_row = draughts::RowOf(to) - row, d_column = draughts::ColumnOf(to) - column;
+    return {((d_row + 7) * 15 + d_column + 7) / 2, row * kWidth + column};
+  }
 
   VZ_HD static void SymmetricCell(int, int row, int column, int& out_row, int& out_column) {
     out_row = row;

@@ -63,7 +63,7 @@ TEST(NetFileTest, RoundTripKeepsEverything) {
     EXPECT_EQ(back.tensors[i].shape, net.tensors[i].shape);
     EXPECT_EQ(back.tensors[i].data, net.tensors[i].data);
   }
-  EXPECT_GT(back.ParameterCount(), 100000);
+  EXPECT_GT(back.ParameterCount(), 10000);
   EXPECT_NO_THROW(CheckNetForItsGame(back, path));
   EXPECT_NE(back.Find("input.conv.weight"), nullptr);
 }
@@ -112,10 +112,6 @@ TEST(NetFileTest, BadTensorsAndVersionsAreRejected) {
                       "needs 4608"),
             std::string::npos)
       << ErrorOf([&] { ParseNetFile(SerializeNetFile(net), "b.vznet"); });
-  net = TinyDraughtsNet();
-  net.format_version = 2;
-  EXPECT_EQ(ErrorOf([&] { ParseNetFile(SerializeNetFile(net), "b.vznet"); }),
-            "net file b.vznet: format version 2, this vzero reads version 1");
   net = TinyDraughtsNet();
   net.tensors.push_back(net.tensors[0]);
   EXPECT_EQ(ErrorOf([&] { ParseNetFile(SerializeNetFile(net), "b.vznet"); }),
@@ -173,7 +169,8 @@ TEST(NetFileTest, MissingMisShapedAndUnexpectedTensorsAreRejectedOnLoad) {
 
 TEST(NetFileTest, PresetsAreNamed) {
   EXPECT_EQ(ErrorOf([&] { PresetArchitectureFor<Draughts>("huge"); }),
-            "unknown net preset 'huge' (known: tiny, small, medium, large)");
+            "unknown net preset 'huge' (known: tiny, small, medium, large, tiny-fc, small-fc, "
+            "medium-fc, large-fc)");
   EXPECT_EQ(ErrorOf([&] { FreshNetForVariant("go", "tiny", 1); }),
             "unknown variant 'go' (known: chaco-rex, chad, cuarenta, portuguese-draughts)");
 }
@@ -188,8 +185,8 @@ TEST(NetFileTest, FoldedBatchNormMatchesTheUnfoldedNet) {
   for (NetTensor& tensor : net.tensors) {
     const bool bn = tensor.name.find(".bn.") != std::string::npos;
     if (!bn || tensor.name.ends_with("num_batches_tracked")) continue;
-    for (float& x : tensor.data) x = tensor.name.ends_with("running_mean") ? uniform(random) - 1.25f
-                                                                           : uniform(random);
+    for (float& x : tensor.data)
+      x = tensor.name.ends_with("running_mean") ? uniform(random) - 1.25f : uniform(random);
     ++changed;
   }
   ASSERT_GT(changed, 8);

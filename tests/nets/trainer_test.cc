@@ -33,14 +33,18 @@ TrainingBatch FixedSet(int count, uint64_t seed) {
   return testing::RandomTrainingBatch<G>(count, seed, 60, 4);
 }
 
-TEST(TrainerTest, TinyNetOverfitsASmallFixedSet) {
+// Both policy heads: "tiny" has the conv head, "tiny-fc" the fully connected one.
+class TrainerHeadTest : public ::testing::TestWithParam<const char*> {};
+INSTANTIATE_TEST_SUITE_P(Heads, TrainerHeadTest, ::testing::Values("tiny", "tiny-fc"));
+
+TEST_P(TrainerHeadTest, TinyNetOverfitsASmallFixedSet) {
   using G = draughts::DraughtsGame;
   const TrainingBatch set = FixedSet<G>(32, 1);
   TrainerOptions options;
   options.optimizer = "adamw";
   options.learning_rate = 3e-3;
   options.weight_decay = 1e-4;
-  Trainer trainer(FreshNetForGame<G>("tiny", 1), options);
+  Trainer trainer(FreshNetForGame<G>(GetParam(), 1), options);
   const TrainMetrics first = trainer.Evaluate(set);
   TrainMetrics last;
   for (int step = 0; step < 300; ++step) last = trainer.Step(set);
