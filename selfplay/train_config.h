@@ -66,7 +66,9 @@ void ApplyConfigOverride(proto::TrainConfig& config, std::string_view assignment
 // known, device "auto|cpu|cuda|cuda:N", precision "auto|fp32|fp16|bf16", optimizer "sgd|adamw",
 // schedule "constant|cosine|step" with total_steps > 0 for cosine and step, adjudication not
 // unspecified, resign_threshold in [0, 0.5], fractions and thresholds in [0, 1], game counts of
-// gating and evaluation even (whole pairs)). Throws vz::Error for the first bad field:
+// gating and evaluation even (whole pairs), cheap_simulations below simulations with a
+// full_search_fraction in (0, 1], adjudicated_value_target "|result|search", window_growth
+// "|fixed|katago" with its parameters in range). Throws vz::Error for the first bad field:
 // "config key selfplay.simulations: 0 is out of range 1..100000".
 void ValidateTrainConfig(const proto::TrainConfig& config);
 
@@ -76,8 +78,9 @@ std::string TrainConfigText(const proto::TrainConfig& config);
 
 // FNV-1a 64 of the config's binary serialization with the `stop` section, `preset` and the
 // device and precision fields cleared (when and where a run executes, not what it learns).
-// Stable across runs, processes and machines of one schema; a field at its default value (proto3: not
-// serialized) does not change it, so adding a field to the schema keeps the hashes of old configs.
+// Stable across runs, processes and machines of one schema; a field at its default value (proto3:
+// not serialized) does not change it, so adding a field to the schema keeps the hashes of old
+// configs.
 uint64_t TrainConfigHash(const proto::TrainConfig& config);
 
 }  // namespace vz
