@@ -384,7 +384,14 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
   }
 
   const proto::ReplayConfig& r = config.replay();
-  // window_games sizes the "fixed" window only (the "katago" window counts positions).
+  CheckUnsigned("replay.min_positions", r.min_positions(), 0, 1000000000);
+  CheckReal("replay.max_samples_per_new_sample", r.max_samples_per_new_sample(), 0, 1000);
+  CheckOneOf("replay.adjudicated_value_target", r.adjudicated_value_target(),
+             {"", "result", "search"});
+  CheckOneOf("replay.window_growth", r.window_growth(), {"", "fixed", "katago"});
+  // window_games sizes the "fixed" window only: under "katago", whose window counts positions, a
+  // game count is an error (a left-over of a fixed window); the katago parameters may stay under
+  // "fixed" (one key switches between the two).
   if (r.window_growth() == "katago") {
     if (r.window_games() != 0) {
       KeyError("replay.window_games",
@@ -392,15 +399,6 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
                            "positions (set replay.window_base_positions, or window_growth fixed)",
                            r.window_games()));
     }
-  } else {
-    CheckUnsigned("replay.window_games", r.window_games(), 1, 100000000);
-  }
-  CheckUnsigned("replay.min_positions", r.min_positions(), 0, 1000000000);
-  CheckReal("replay.max_samples_per_new_sample", r.max_samples_per_new_sample(), 0, 1000);
-  CheckOneOf("replay.adjudicated_value_target", r.adjudicated_value_target(),
-             {"", "result", "search"});
-  CheckOneOf("replay.window_growth", r.window_growth(), {"", "fixed", "katago"});
-  if (r.window_growth() == "katago") {
     CheckUnsigned("replay.window_base_positions", r.window_base_positions(), 1,
                   kMaxWindowPositions);
     if (!(r.window_exponent() > 0 && r.window_exponent() <= 1)) {
@@ -414,6 +412,7 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
                     r.window_base_positions(), kMaxWindowPositions);
     }
   } else {
+    CheckUnsigned("replay.window_games", r.window_games(), 1, 100000000);
     CheckUnsigned("replay.window_base_positions", r.window_base_positions(), 0,
                   kMaxWindowPositions);
     CheckReal("replay.window_exponent", r.window_exponent(), 0, 1);

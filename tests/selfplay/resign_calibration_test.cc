@@ -61,7 +61,9 @@ TEST(ResignCalibrationTest, ThresholdKeepsFalseResignationsWithinTheTarget) {
     EXPECT_LE(false_at_t, int(0.05 * n + 1e-9)) << g;
     EXPECT_DOUBLE_EQ(calibrator.FalseRate(t), false_at_t / n);
     // ... and the largest such: any higher threshold takes in one more game (unless capped).
-    if (t < 0.2f) EXPECT_GT(false_above, int(0.05 * n + 1e-9)) << g;
+    if (t < 0.2f) {
+      EXPECT_GT(false_above, int(0.05 * n + 1e-9)) << g;
+    }
   }
   EXPECT_EQ(calibrator.games(), 100);
   EXPECT_LT(calibrator.threshold(), 0.2f);  // winners dip below 0.2 in more than 5% of games

@@ -80,7 +80,9 @@ TEST(SelfPlayActorsTest, ForcedMovesArePlayedUnsearchedWithoutTarget) {
           // Unsearched: no target, no search value; searched: a target on its one move.
           EXPECT_EQ(move.has_target(), !unsearched) << "ply " << ply;
           EXPECT_EQ(move.root_wdl_size(), unsearched ? 0 : 3) << "ply " << ply;
-          if (!unsearched) EXPECT_EQ(move.policy_index_size(), 1);
+          if (!unsearched) {
+            EXPECT_EQ(move.policy_index_size(), 1);
+          }
         } else {
           ++searched;
           EXPECT_TRUE(move.has_target()) << "ply " << ply;
@@ -113,8 +115,7 @@ TEST(SelfPlayActorsTest, PlayoutCapRecordsTargetsForTheFullFraction) {
       targets += move.has_target();
       // A cheap move is played with its search value but no policy target.
       EXPECT_EQ(move.root_wdl_size(), 3);
-      if (!move.has_target()) EXPECT_EQ(move.policy_index_size(), 0);
-      if (move.has_target()) EXPECT_GT(move.policy_index_size(), 0);
+      EXPECT_EQ(move.policy_index_size() > 0, move.has_target());
     }
   }
   ASSERT_GT(searched, 1000);
@@ -148,7 +149,9 @@ TEST(SelfPlayActorsTest, ResignDisabledGamesCalibrateTheThreshold) {
   ActorStats stats;
   const auto records = Play<search_testing::HashEvaluator<G>>(config, 24, &stats);
   EXPECT_FLOAT_EQ(stats.resign_threshold, 0.3f);
-  EXPECT_GT(stats.false_resignations, 2);  // more than 5% of 24 games
+  // More than 5% of the 24 games would have resigned wrongly at 0.3. The games are the same with
+  // calibration (resign-disabled games play on), so it must lower the threshold.
+  EXPECT_GT(double(stats.false_resignations), 0.05 * 24);
   config.set_resign_false_rate_target(0.05f);
   Play<search_testing::HashEvaluator<G>>(config, 24, &stats);
   EXPECT_LT(stats.resign_threshold, 0.3f);
