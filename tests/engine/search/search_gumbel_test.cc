@@ -223,8 +223,8 @@ float TopTargetOfCloseMoves(float c_scale, uint64_t seed, Move* top) {
 }
 
 // mctx's qtransform_completed_by_mix_value: sigma = (50 + max visits) * value_scale * q with q
-// min-max rescaled to [0, 1], value_scale 0.1. With c_scale 1 (the Gumbel paper's value for Q
-// that is not rescaled) a Q gap of a tenth of the range is already ~5 logits and the target is
+// min-max rescaled to [0, 1], value_scale 0.1. With c_scale 1 (the Gumbel paper's value, stated
+// for another normalisation of Q) a Q gap of a fifth of the range is ~11 logits and the target is
 // one-hot; with mctx's 0.1 the two close moves share it.
 TEST(SearchGumbelTest, MctxValueScaleKeepsCloseMovesInTheTarget) {
   for (uint64_t seed = 0; seed < 10; ++seed) {
