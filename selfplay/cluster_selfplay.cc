@@ -318,12 +318,17 @@ class SelfPlayWorker {
          {"black_wins", s.black_wins},
          {"resigned", s.resigned},
          {"adjudicated", s.adjudicated},
+         // Moves without a target: forced (unsearched) and cheap searches (playout cap).
+         {"forced_moves", s.forced_moves},
+         {"cheap_moves", s.cheap_moves},
          {"resign_disabled_games", s.resign_disabled},
          {"would_have_resigned", s.would_have_resigned},
          {"false_resignations", s.false_resignations},
          {"false_resignation_rate",
           s.would_have_resigned > 0 ? double(s.false_resignations) / double(s.would_have_resigned)
-                                    : 0.0}});
+                                    : 0.0},
+         // The threshold in force (selfplay.resign_false_rate_target calibrates it).
+         {"resign_threshold", s.resign_threshold}});
     log_.Info(fmt::format(
         "{}: {} games ({} positions) with {}; worker {}: {} games; this session W {} D {} L {}, "
         "{} resigned, {} adjudicated, false resignations {}/{}; {:.1f} positions/s of "

@@ -55,7 +55,8 @@ class TrainerRole {
         env_(env),
         group_(group),
         log_(log),
-        window_((int(config.replay().window_games()) + env.world_size - 1) / env.world_size) {}
+        window_(ReplayWindowSize(config.replay(), 0, env.world_size),
+                AdjudicatedValueOf(config.replay())) {}
 
   TrainerRoleOutcome Run() {
     Setup();
@@ -254,9 +255,14 @@ class TrainerRole {
     const int64_t games_before = games_;
     std::vector<std::pair<proto::GameRecord, std::string>> mine;
     for (const json& name : m.at("files")) Ingest(name.get<std::string>(), mine);
-    // Only the newest window_games of this rank's shard can stay in its window.
-    const size_t keep = size_t(window_.window_games());
-    for (size_t i = mine.size() > keep ? mine.size() - keep : 0; i < mine.size(); ++i) {
+    // The window follows the positions the run has produced (a growing window), and only the
+    // newest games of this rank's shard that it can hold are replayed.
+    window_.Resize(ReplayWindowSize(config_.replay(), positions_, env_.world_size));
+    std::vector<int64_t> targets(mine.size(), 0);
+    for (size_t i = 0; i < mine.size(); ++i) {
+      for (const proto::MoveRecord& move : mine[i].first.moves()) targets[i] += move.has_target();
+    }
+    for (size_t i = window_.OldestKept(targets); i < mine.size(); ++i) {
       try {
         window_.AddGame(mine[i].first, mine[i].second);
       } catch (const Error& e) {
@@ -385,6 +391,9 @@ class TrainerRole {
                      {"positions", positions_},
                      {"chunks", chunks_},
                      {"duplicates", duplicates_},
+                     // This rank's window (a growing window widens with the positions).
+                     {"window_games", window_.num_games()},
+                     {"window_positions", window_.num_positions()},
                      {"mean_plies", games_ > 0 ? double(plies_) / double(games_) : 0.0},
                      // The rate at which the workers' positions arrive, since this trainer started.
                      {"positions_per_second",

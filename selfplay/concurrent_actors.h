@@ -30,11 +30,14 @@
 namespace vz {
 
 // The counts of two actor sets added (a worker's groups together; the phase seconds become
-// thread-seconds, summed over the groups).
+// thread-seconds, summed over the groups). The resignation threshold in force is not a count:
+// ConcurrentActors::stats() averages it over the groups.
 inline ActorStats& operator+=(ActorStats& total, const ActorStats& s) {
   total.games += s.games;
   total.positions += s.positions;
   total.plies += s.plies;
+  total.forced_moves += s.forced_moves;
+  total.cheap_moves += s.cheap_moves;
   total.rounds += s.rounds;
   total.evaluated += s.evaluated;
   total.gather_seconds += s.gather_seconds;
@@ -122,10 +125,16 @@ class ConcurrentActors {
     return total;
   }
 
-  // Counts of the games finished so far, over all groups.
+  // Counts of the games finished so far, over all groups; the resignation threshold in force is
+  // the groups' mean (each group calibrates it from its own resign-disabled games).
   ActorStats stats() const {
     ActorStats total;
-    for (const auto& group : groups_) total += group->stats();
+    float threshold = 0.0f;
+    for (const auto& group : groups_) {
+      total += group->stats();
+      threshold += group->stats().resign_threshold;
+    }
+    total.resign_threshold = threshold / float(groups_.size());
     return total;
   }
 

@@ -3,11 +3,15 @@
 // The replay window of self-play training (AlphaZero's replay buffer of the most recent games,
 // sampled uniformly by position): game records (proto::GameRecord, proto/train.proto) are replayed
 // from their start position, every position that carries a policy target is kept, and training
-// batches (nets::TrainingBatch) are drawn uniformly from the positions of the last N games.
+// batches (nets::TrainingBatch) are drawn uniformly from the positions of the newest games: the
+// last N games (a fixed window), or the newest games holding at least P positions, P growing with
+// the data as in KataGo (ReplayWindowSize, GrowingWindowPositions).
 //
-// Memory per kept position: the game's fixed-size Position, its repetition count, the result
-// from the side to move's view and the sparse policy target (an action index and a probability
-// per searched move); input planes, the dense policy and the legal mask are built at Sample time.
+// Memory per kept position: the game's fixed-size Position, its repetition count, the value
+// target (WDL from the side to move's view: the game's result, or for adjudicated games the
+// search's own root WDL when so configured) and the sparse policy target (an action index and a
+// probability per searched move); input planes, the dense policy and the legal mask are built at
+// Sample time.
 // Not thread-safe: AddGame and Sample must not run at the same time (Sample alone is const).
 
 #include <fmt/core.h>
@@ -31,6 +35,67 @@
 
 namespace vz {
 
+// What a replay window keeps: with games > 0, the last `games` games; with games == 0, the newest
+// games that together hold at least `positions` kept positions (the oldest game goes only while
+// the others still hold that many).
+struct WindowSize {
+  int64_t games = 0;
+  int64_t positions = 0;
+};
+
+// KataGo's growing window (Wu 2019, "Accelerating Self-Play Learning in Go"; KataGo's
+// python/shuffle.py), in positions, after the run has produced `produced` (N) positions:
+//   c * (1 + beta * ((N / c)^alpha - 1) / alpha)  for N > c, else c,
+// c = `base` >= 1, alpha = `exponent` in (0, 1], beta = `expansion` > 0; at most `max_positions`
+// when that is > 0 (and at least c). Its slope at N = c is beta: each new position first widens
+// the window by beta positions, then less and less (it grows as N^alpha). Non-decreasing in N, so
+// a window that follows it never shrinks. KataGo: c 250000, alpha 0.75, beta 0.4.
+inline int64_t GrowingWindowPositions(int64_t produced, int64_t base, double exponent,
+                                      double expansion, int64_t max_positions) {
+  const double c = double(std::max<int64_t>(base, 1));
+  double size = c;
+  if (double(produced) > c) {
+    size = c * (1.0 + expansion * (std::pow(double(produced) / c, exponent) - 1.0) / exponent);
+  }
+  if (max_positions > 0) size = std::min(size, double(std::max(max_positions, base)));
+  return int64_t(size);
+}
+
+// The window size of the config (replay.window_growth): "fixed" (or "") the last window_games
+// games, "katago" GrowingWindowPositions after `produced` positions (every position the run has
+// produced, counted once); divided (rounding up) among `shards` windows (trainer ranks), each of
+// which holds one shard of the games. `config` must be valid (ValidateTrainConfig).
+inline WindowSize ReplayWindowSize(const proto::ReplayConfig& config, int64_t produced,
+                                   int shards) {
+  const int64_t n = std::max(shards, 1);
+  WindowSize size;
+  if (config.window_growth() == "katago") {
+    const int64_t positions = GrowingWindowPositions(
+        produced, int64_t(config.window_base_positions()), config.window_exponent(),
+        config.window_expansion(), int64_t(config.window_max_positions()));
+    size.positions = (positions + n - 1) / n;
+  } else {
+    size.games = (int64_t(config.window_games()) + n - 1) / n;
+  }
+  return size;
+}
+
+// The value target of the positions of adjudicated games (replay.adjudicated_value_target).
+enum class AdjudicatedValue {
+  kResult,  // the adjudicated result, one-hot (like any game's result)
+  kSearch,  // the search's root WDL at that position (MoveRecord.root_wdl), side to move's view
+};
+
+// Reads replay.adjudicated_value_target ("" and "result": kResult, "search": kSearch). Throws
+// vz::Error naming the key for another value.
+inline AdjudicatedValue AdjudicatedValueOf(const proto::ReplayConfig& config) {
+  const std::string& name = config.adjudicated_value_target();
+  if (name.empty() || name == "result") return AdjudicatedValue::kResult;
+  if (name == "search") return AdjudicatedValue::kSearch;
+  throw Error(fmt::format(
+      "config key replay.adjudicated_value_target: '{}' is not one of result, search", name));
+}
+
 template <Game G>
 class ReplayWindow {
  public:
@@ -40,23 +105,65 @@ class ReplayWindow {
   static constexpr int kInputSize = Encoding::kPlanes * Encoding::kHeight * Encoding::kWidth;
 
   // A window over the last `window_games` games. Throws vz::Error if window_games < 1.
-  explicit ReplayWindow(int window_games) : window_games_(window_games) {
-    if (window_games < 1) {
-      throw Error(fmt::format("replay window: window_games {} is not positive", window_games));
+  explicit ReplayWindow(int window_games, AdjudicatedValue adjudicated = AdjudicatedValue::kResult)
+      : ReplayWindow(WindowSize{window_games, 0}, adjudicated) {}
+
+  // A window of `size` (games > 0, or positions > 0 with games == 0). Throws vz::Error if
+  // neither is positive or both are.
+  ReplayWindow(WindowSize size, AdjudicatedValue adjudicated)
+      : size_(size), adjudicated_(adjudicated) {
+    if ((size.games > 0) == (size.positions > 0)) {
+      throw Error(
+          fmt::format("replay window: {} games and {} positions (give a positive number "
+                      "of one of them)",
+                      size.games, size.positions));
     }
+  }
+
+  // Resizes the window (the config's window follows the data: ReplayWindowSize) and drops the
+  // oldest games beyond it. A window never shrinks: a smaller size of the same kind keeps the
+  // current one. Throws vz::Error if `size` is of the other kind (games vs positions) or holds
+  // neither.
+  void Resize(WindowSize size) {
+    if ((size.games > 0) != (size_.games > 0) || (size.games > 0) == (size.positions > 0)) {
+      throw Error(
+          fmt::format("replay window: cannot resize a window of {} to {} games, {} positions",
+                      size_.games > 0 ? fmt::format("{} games", size_.games)
+                                      : fmt::format("{} positions", size_.positions),
+                      size.games, size.positions));
+    }
+    size_.games = std::max(size_.games, size.games);
+    size_.positions = std::max(size_.positions, size.positions);
+    Trim();
+  }
+
+  // Of `new_games` games about to be added (oldest first; entry g: the number of positions it
+  // will keep, its moves with has_target), the index of the oldest that the window would still
+  // hold after adding them all: the ones before it need not be replayed (a restart's backlog).
+  size_t OldestKept(const std::vector<int64_t>& new_games) const {
+    const size_t n = new_games.size();
+    if (size_.games > 0) return n > size_t(size_.games) ? n - size_t(size_.games) : 0;
+    int64_t held = 0;
+    for (size_t g = n; g > 0; --g) {
+      held += new_games[g - 1];
+      if (held >= size_.positions) return g - 1;
+    }
+    return 0;
   }
 
   // Replays `record` from its start_fen (empty: the initial position) by its protocol-form moves
   // and keeps every position whose move has_target, with its repetition count, the sparse policy
-  // target (normalized to sum 1) and the game's result from that position's side to move. Then
-  // drops the oldest games beyond window_games. `source` names the record in errors (e.g.
+  // target (normalized to sum 1) and the value target: the game's result from that position's
+  // side to move, or, for an adjudicated game with AdjudicatedValue::kSearch, the move's root_wdl
+  // (normalized to sum 1; the result where a move has none). Then drops the oldest games beyond
+  // the window's size. `source` names the record in errors (e.g.
   // "records/chunk-000012.vzr game 5"). Throws vz::Error "SOURCE: ..." — naming the ply (1-based)
   // where it applies — if the record is not of game G, its start position does not parse, its
   // result is not -1/0/+1 or contradicts a final position that the rules decide, a move does not
   // parse or is illegal, the policy arrays differ in length or are empty on a target ply, an
   // index is out of [0, kNumActions) or is no legal move's action, a probability is negative or
-  // not finite or they sum to 0, or root_wdl holds neither 0 nor 3 values. The window is
-  // unchanged then.
+  // not finite or they sum to 0, or root_wdl holds neither 0 nor 3 values or (where it is the
+  // target) values that are negative, not finite or sum to 0. The window is unchanged then.
   void AddGame(const proto::GameRecord& record, std::string_view source) {
     if (record.game() != G::kName) {
       throw Error(
@@ -116,8 +223,23 @@ class ReplayWindow {
         Entry entry;
         entry.position = position;
         entry.repetition_count = game.RepetitionCount();
-        entry.result = G::SideToMove(position) == Color::kWhite ? int8_t(record.result())
-                                                                : int8_t(-record.result());
+        const int result =
+            G::SideToMove(position) == Color::kWhite ? record.result() : -record.result();
+        entry.wdl[0] = float(result > 0);
+        entry.wdl[1] = float(result == 0);
+        entry.wdl[2] = float(result < 0);
+        if (record.adjudicated() && adjudicated_ == AdjudicatedValue::kSearch &&
+            move.root_wdl_size() == 3) {
+          double total = 0;
+          for (float p : move.root_wdl()) {
+            if (!std::isfinite(p) || p < 0) {
+              throw fail(fmt::format("root_wdl value {} is not a probability", p));
+            }
+            total += p;
+          }
+          if (!(total > 0)) throw fail("root_wdl sums to 0");
+          for (int k = 0; k < 3; ++k) entry.wdl[k] = float(move.root_wdl(k) / total);
+        }
         entry.target_begin = uint32_t(stored.indices.size());
         entry.target_count = uint32_t(move.policy_index_size());
         for (int k = 0; k < move.policy_index_size(); ++k) {
@@ -150,14 +272,11 @@ class ReplayWindow {
     positions_ += count;
     total_positions_added_ += count;
     ++total_games_added_;
-    while (int64_t(games_.size()) > window_games_) {
-      positions_ -= int64_t(games_.front().entries.size());
-      games_.pop_front();
-      first_position_.pop_front();
-    }
+    Trim();
   }
 
-  int window_games() const { return window_games_; }
+  // The window's size now (WindowSize: games, or positions).
+  WindowSize size() const { return size_; }
   // Games and kept positions in the window now.
   int64_t num_games() const { return int64_t(games_.size()); }
   int64_t num_positions() const { return positions_; }
@@ -170,7 +289,7 @@ class ReplayWindow {
   //   batch.size = size
   //   planes [size][kInputSize]              Encoding::Encode(position, repetition count)
   //   policy [size][G::kNumActions]          the policy target, dense, sums to 1
-  //   wdl    [size][3]                       one-hot win/draw/loss of the side to move
+  //   wdl    [size][3]                       value target of the side to move (AddGame)
   //   legal  [size][G::kNumActions]          1 at the policy index of every legal move
   // Policy indices are G::ActionIndex = Encoding::PolicyIndex, in the side to move's frame.
   // Throws vz::Error if the window is empty or size < 1.
@@ -202,7 +321,7 @@ class ReplayWindow {
       for (uint32_t k = entry.target_begin; k < entry.target_begin + entry.target_count; ++k) {
         policy[stored.indices[k]] += stored.probabilities[k];
       }
-      batch.wdl[size_t(i) * 3 + (entry.result > 0 ? 0 : entry.result == 0 ? 1 : 2)] = 1.0f;
+      std::copy(entry.wdl, entry.wdl + 3, batch.wdl.begin() + ptrdiff_t(i) * 3);
       moves.Clear();
       G::GenerateMoves(entry.position, moves);
       uint8_t* legal = batch.legal.data() + size_t(i) * kActions;
@@ -211,10 +330,24 @@ class ReplayWindow {
   }
 
  private:
+  // Drops the oldest games beyond the window's size.
+  void Trim() {
+    const auto beyond = [&] {
+      if (size_.games > 0) return int64_t(games_.size()) > size_.games;
+      return !games_.empty() &&
+             positions_ - int64_t(games_.front().entries.size()) >= size_.positions;
+    };
+    while (beyond()) {
+      positions_ -= int64_t(games_.front().entries.size());
+      games_.pop_front();
+      first_position_.pop_front();
+    }
+  }
+
   struct Entry {
     Position position;
     int32_t repetition_count = 1;
-    int8_t result = 0;          // +1 the side to move won, 0 draw, -1 lost
+    float wdl[3] = {0, 1, 0};   // value target, side to move's view
     uint32_t target_begin = 0;  // into StoredGame::indices / probabilities
     uint32_t target_count = 0;
   };
@@ -224,7 +357,8 @@ class ReplayWindow {
     std::vector<float> probabilities;  // ... normalized per entry
   };
 
-  int window_games_;
+  WindowSize size_;
+  AdjudicatedValue adjudicated_;
   std::deque<StoredGame> games_;
   std::deque<int64_t> first_position_;  // [game] running number of its first kept position
   int64_t positions_ = 0;

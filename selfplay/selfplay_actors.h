@@ -6,7 +6,13 @@
 // and Lc0's practice for resignation and over-long games).
 //
 // Each move is a Gumbel search (Danihelka et al., ICLR 2022) of SelfPlayConfig::simulations
-// simulations with tree reuse; its improved policy is the move's policy target. A game begins with
+// simulations with tree reuse; its improved policy is the move's policy target. Two exceptions,
+// each switchable: with `forced_moves_unsearched`, a move that is the only legal one is played
+// without a search and recorded without a target (its target would be trivial); with
+// `cheap_simulations` > 0 (KataGo's playout cap randomisation, Wu 2019), a move is a full search
+// with a target only with probability `full_search_fraction`, else a cheap search of
+// cheap_simulations without root noise whose move is played but not recorded as a target (the
+// game's value targets come from more games for the same compute). A game begins with
 // `random_opening_plies` uniformly random plies (diversity; recorded without targets), then the
 // first `temperature_plies` moves are sampled from the improved policy at `temperature`; after
 // that the move is Gumbel's sequential-halving winner (which already explores through its Gumbel
@@ -14,7 +20,8 @@
 // `resign_threshold` for `resign_consecutive_plies` of its own moves in a row (the record ends with
 // the last move played), except in a `resign_disabled_fraction` share of games, which play on and
 // record whether (and for which side) they would have resigned, so that wrong resignations are
-// measured. A game still running after `max_plies` plies is
+// measured; with `resign_false_rate_target` > 0 those games also calibrate the threshold
+// (selfplay/resign_calibration.h). A game still running after `max_plies` plies is
 // adjudicated as configured (draw, or by material count) and recorded as such.
 //
 // Deterministic: game k's random choices come from the actor seed and k alone (its moves too when
@@ -26,6 +33,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,16 +46,19 @@
 #include "engine/search/policy.h"
 #include "engine/search/search_driver.h"
 #include "proto/train.pb.h"
+#include "selfplay/resign_calibration.h"
 
 namespace vz {
 
 // Counts of the games an actor set finished (monotone; summed over the run by the caller).
 struct ActorStats {
   int64_t games = 0;
-  int64_t positions = 0;  // moves with a policy target (training samples)
-  int64_t plies = 0;      // all moves, random opening plies included
-  int64_t rounds = 0;     // evaluator calls (mean batch: evaluated / rounds)
-  int64_t evaluated = 0;  // positions evaluated
+  int64_t positions = 0;     // moves with a policy target (training samples)
+  int64_t plies = 0;         // all moves, random opening plies included
+  int64_t forced_moves = 0;  // moves played unsearched as the only legal move (no target)
+  int64_t cheap_moves = 0;   // moves of a cheap search (playout cap randomisation; no target)
+  int64_t rounds = 0;        // evaluator calls (mean batch: evaluated / rounds)
+  int64_t evaluated = 0;     // positions evaluated
   // Wall seconds of the rounds' phases (SearchDriverStats): gathering leaves (the searches'
   // descents), the evaluator calls, and expansion and backup.
   double gather_seconds = 0.0;
@@ -59,6 +70,7 @@ struct ActorStats {
   int64_t resign_disabled = 0;      // games played without resignation
   int64_t would_have_resigned = 0;  // ... of which the value crossed the resignation threshold
   int64_t false_resignations = 0;   // ... and the side that would have resigned did not lose
+  float resign_threshold = 0.0f;    // the threshold in force now (calibrated or configured)
 };
 
 // The +1 / 0 / -1 result of `status` from White's view.
@@ -89,6 +101,10 @@ class SelfPlayActors {
     params_.leaves_per_round = 1;
     // Self-play trees stay small (budget x moves); the cap only guards memory.
     params_.max_nodes = int64_t{1} << 20;
+    if (config.resign_false_rate_target() > 0.0f && config.resign_threshold() > 0.0f) {
+      calibrator_.emplace(config.resign_threshold(), config.resign_false_rate_target());
+    }
+    stats_.resign_threshold = ResignThreshold();
   }
 
   // The net id recorded in the games started from now on.
@@ -127,10 +143,20 @@ class SelfPlayActors {
     GameState<G> game;
     std::unique_ptr<Mcts<G>> search;
     proto::GameRecord record;
-    uint64_t random = 0;    // SplitMix64 stream of this game
-    int below[2] = {0, 0};  // consecutive own moves under the resignation threshold
-    int opening_plies = 0;  // random plies played at the start
+    uint64_t random = 0;      // SplitMix64 stream of this game
+    int below[2] = {0, 0};    // consecutive own moves under the resignation threshold
+    int opening_plies = 0;    // random plies played at the start
+    bool full_search = true;  // the running search is a full one (a target), not a cheap one
+    int forced_moves = 0;     // moves of this game played unsearched (forced)
+    int cheap_moves = 0;      // ... searched cheaply (playout cap randomisation)
+    // [White, Black] resignation levels of a resign-disabled game (threshold calibration).
+    ResignLevel levels[2] = {ResignLevel(1), ResignLevel(1)};
   };
+
+  // The resignation threshold in force: calibrated, or the configured one.
+  float ResignThreshold() const {
+    return calibrator_ ? calibrator_->threshold() : config_.resign_threshold();
+  }
 
   static uint64_t Next(uint64_t& state) {
     state += 0x9E3779B97F4A7C15ull;
@@ -149,6 +175,8 @@ class SelfPlayActors {
     slot.search = std::make_unique<Mcts<G>>(params);
     slot.game = GameState<G>();
     slot.below[0] = slot.below[1] = 0;
+    slot.forced_moves = slot.cheap_moves = 0;
+    slot.levels[0] = slot.levels[1] = ResignLevel(int(config_.resign_consecutive_plies()));
     slot.record.Clear();
     slot.record.set_game(std::string(G::kName));
     slot.record.set_rules_version(1);
@@ -186,6 +214,8 @@ class SelfPlayActors {
     ++stats_.games;
     stats_.plies += int64_t(slot.game.moves().size());
     for (const proto::MoveRecord& move : record.moves()) stats_.positions += move.has_target();
+    stats_.forced_moves += slot.forced_moves;
+    stats_.cheap_moves += slot.cheap_moves;
     (status == Status::kWhiteWins   ? stats_.white_wins
      : status == Status::kBlackWins ? stats_.black_wins
                                     : stats_.draws)++;
@@ -197,6 +227,10 @@ class SelfPlayActors {
         ++stats_.would_have_resigned;
         // A wrong resignation: the side that would have resigned did not lose.
         if (record.result() != -record.would_have_resigned_side()) ++stats_.false_resignations;
+      }
+      if (calibrator_) {
+        calibrator_->AddGame(slot.levels[0].level(), slot.levels[1].level(), record.result());
+        stats_.resign_threshold = calibrator_->threshold();
       }
     }
     finished.push_back(std::move(record));
@@ -265,8 +299,22 @@ class SelfPlayActors {
       }
       Mcts<G>& search = *slot.search;
       if (!slot.searching) {
+        if (config_.forced_moves_unsearched() && slot.game.legal_moves().size == 1) {
+          proto::MoveRecord* record = slot.record.add_moves();
+          record->set_move(G::FormatMove(slot.game.position(), slot.game.legal_moves()[0]));
+          record->set_has_target(false);
+          slot.game.Play(slot.game.legal_moves()[0]);
+          ++slot.forced_moves;
+          continue;
+        }
+        // Playout cap randomisation draws only when it is on, so that runs without it keep
+        // their games.
+        slot.full_search = config_.cheap_simulations() == 0 ||
+                           Uniform(slot.random) < double(config_.full_search_fraction());
         search.SetRoot(slot.game);
-        search.StartSearch(int64_t(config_.simulations()));
+        search.StartSearch(
+            int64_t(slot.full_search ? config_.simulations() : config_.cheap_simulations()),
+            /*root_noise=*/slot.full_search);
         slot.searching = true;
       }
       if (!search.Done()) return;
@@ -287,8 +335,9 @@ class SelfPlayActors {
           }
         }
         const float score = best.win + 0.5f * best.draw;
+        if (slot.record.resign_disabled()) slot.levels[side == Color::kWhite ? 0 : 1].Add(score);
         int& below = slot.below[side == Color::kWhite ? 0 : 1];
-        below = score < config_.resign_threshold() ? below + 1 : 0;
+        below = score < ResignThreshold() ? below + 1 : 0;
         if (below >= int(config_.resign_consecutive_plies())) {
           const int side_sign = side == Color::kWhite ? 1 : -1;
           if (slot.record.resign_disabled()) {
@@ -309,11 +358,15 @@ class SelfPlayActors {
 
       proto::MoveRecord* record = slot.record.add_moves();
       record->set_move(G::FormatMove(position, move));
-      record->set_has_target(true);
-      for (const auto& [action, probability] : PolicyTargetByAction(result)) {
-        if (probability <= 0.0f) continue;
-        record->add_policy_index(uint32_t(action));
-        record->add_policy_target(probability);
+      record->set_has_target(slot.full_search);
+      if (slot.full_search) {
+        for (const auto& [action, probability] : PolicyTargetByAction(result)) {
+          if (probability <= 0.0f) continue;
+          record->add_policy_index(uint32_t(action));
+          record->add_policy_target(probability);
+        }
+      } else {
+        ++slot.cheap_moves;
       }
       record->add_root_wdl(result.root_wdl.win);
       record->add_root_wdl(result.root_wdl.draw);
@@ -336,6 +389,7 @@ class SelfPlayActors {
   std::vector<Mcts<G>*> searches_;  // [slot] this round's searches
   SearchDriver<G> driver_;
   ActorStats stats_;
+  std::optional<ResignCalibrator> calibrator_;  // with resign_false_rate_target > 0
 };
 
 }  // namespace vz

@@ -239,6 +239,7 @@ constexpr int64_t kMaxConfigSimulations = 100000;
 constexpr int64_t kMaxGames = 1000000;
 constexpr int64_t kMaxPlies = 100000;
 constexpr uint64_t kMaxSteps = uint64_t{1} << 40;
+constexpr uint64_t kMaxWindowPositions = uint64_t{1} << 40;
 
 // --- issue 18: gating modes and strength checks ---
 
@@ -436,6 +437,16 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
     CheckUnsigned("selfplay.resign_consecutive_plies", s.resign_consecutive_plies(), 0, kMaxPlies);
   }
   CheckReal("selfplay.resign_disabled_fraction", s.resign_disabled_fraction(), 0, 1);
+  CheckReal("selfplay.resign_false_rate_target", s.resign_false_rate_target(), 0, 1);
+  // Calibration needs the never-resign games that measure false resignations (with resignation
+  // off, resign_threshold 0, it has nothing to do).
+  if (s.resign_false_rate_target() > 0 && s.resign_threshold() > 0 &&
+      s.resign_disabled_fraction() <= 0) {
+    KeyError("selfplay.resign_false_rate_target",
+             fmt::format("{} needs selfplay.resign_disabled_fraction above 0 (the games that "
+                         "measure false resignations)",
+                         s.resign_false_rate_target()));
+  }
   CheckUnsigned("selfplay.max_plies", s.max_plies(), 1, kMaxPlies);
   // Every game must reach at least one searched move (the actors' rounds rely on it).
   if (s.max_plies() <= s.random_opening_plies()) {
@@ -454,11 +465,55 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
   CheckOneOf("selfplay.precision", s.precision(), precisions);
   CheckUnsigned("selfplay.cpu_threads", s.cpu_threads(), 0, 1024);
   CheckUnsigned("selfplay.actor_threads", s.actor_threads(), 0, 1024);
+  if (s.cheap_simulations() > 0) {
+    CheckUnsigned("selfplay.cheap_simulations", s.cheap_simulations(), 1,
+                  std::max<uint32_t>(1, s.simulations()) - 1);
+    if (!(s.full_search_fraction() > 0 && s.full_search_fraction() <= 1)) {
+      KeyError("selfplay.full_search_fraction",
+               fmt::format("{} is out of range (0, 1] (selfplay.cheap_simulations is {}; 0 turns "
+                           "playout cap randomisation off)",
+                           s.full_search_fraction(), s.cheap_simulations()));
+    }
+  } else {
+    CheckReal("selfplay.full_search_fraction", s.full_search_fraction(), 0, 1);
+  }
 
   const proto::ReplayConfig& r = config.replay();
-  CheckUnsigned("replay.window_games", r.window_games(), 1, 100000000);
   CheckUnsigned("replay.min_positions", r.min_positions(), 0, 1000000000);
   CheckReal("replay.max_samples_per_new_sample", r.max_samples_per_new_sample(), 0, 1000);
+  CheckOneOf("replay.adjudicated_value_target", r.adjudicated_value_target(),
+             {"", "result", "search"});
+  CheckOneOf("replay.window_growth", r.window_growth(), {"", "fixed", "katago"});
+  // window_games sizes the "fixed" window only: under "katago", whose window counts positions, a
+  // game count is an error (a left-over of a fixed window); the katago parameters may stay under
+  // "fixed" (one key switches between the two).
+  if (r.window_growth() == "katago") {
+    if (r.window_games() != 0) {
+      KeyError("replay.window_games",
+               fmt::format("{} is not used by replay.window_growth katago, whose window is in "
+                           "positions (set replay.window_base_positions, or window_growth fixed)",
+                           r.window_games()));
+    }
+    CheckUnsigned("replay.window_base_positions", r.window_base_positions(), 1,
+                  kMaxWindowPositions);
+    if (!(r.window_exponent() > 0 && r.window_exponent() <= 1)) {
+      KeyError("replay.window_exponent",
+               fmt::format("{} is out of range (0, 1] (replay.window_growth katago)",
+                           r.window_exponent()));
+    }
+    CheckPositive("replay.window_expansion", r.window_expansion(), 10);
+    if (r.window_max_positions() > 0) {
+      CheckUnsigned("replay.window_max_positions", r.window_max_positions(),
+                    r.window_base_positions(), kMaxWindowPositions);
+    }
+  } else {
+    CheckUnsigned("replay.window_games", r.window_games(), 1, 100000000);
+    CheckUnsigned("replay.window_base_positions", r.window_base_positions(), 0,
+                  kMaxWindowPositions);
+    CheckReal("replay.window_exponent", r.window_exponent(), 0, 1);
+    CheckReal("replay.window_expansion", r.window_expansion(), 0, 10);
+    CheckUnsigned("replay.window_max_positions", r.window_max_positions(), 0, kMaxWindowPositions);
+  }
 
   const proto::OptimizerConfig& o = config.optimizer();
   CheckUnsigned("optimizer.batch_size", o.batch_size(), 1, 65536);

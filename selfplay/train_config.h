@@ -69,7 +69,10 @@ void ApplyConfigOverride(proto::TrainConfig& config, std::string_view assignment
 // unspecified, resign_threshold in [0, 0.5], fractions and thresholds in [0, 1], game counts of
 // gating, evaluation and strength checks even (whole pairs); gating.mode "", "none", "threshold" or
 // "sprt", the legacy gating.enabled not contradicting it, the SPRT's elo0 < elo1 and alpha, beta in
-// (0, 0.5) in mode "sprt"; every strength opponent a valid player spec (arena/player.h)). Throws
+// (0, 0.5) in mode "sprt"; every strength opponent a valid player spec (arena/player.h);
+// cheap_simulations below simulations with a full_search_fraction in (0, 1];
+// adjudicated_value_target "|result|search"; window_growth "|fixed|katago" with its parameters in
+// range). Throws
 // vz::Error for the first bad field: "config key selfplay.simulations: 0 is out of
 // range 1..100000".
 void ValidateTrainConfig(const proto::TrainConfig& config);

@@ -10,7 +10,8 @@
 //     -> a finished game at once in records/pending/chunk-train-GGGGGG.vzr, every
 //        selfplay.games_per_chunk games one records/chunk-train-NNNNNN.vzr      [wake-up]
 //   trainer thread (RunTrainerRole): reads the new chunks into the replay window
-//     (selfplay/replay_window.h, the most recent replay.window_games games), trains
+//     (selfplay/replay_window.h, the most recent games: replay.window_games, or a growing
+//     window of positions), trains
 //     (nets/trainer.h) while the sample cap allows (replay.max_samples_per_new_sample training
 //     samples per position read), else waits for the next chunk; every
 //     optimizer.checkpoint_every_steps a checkpoint and either

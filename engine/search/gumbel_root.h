@@ -42,10 +42,12 @@ class GumbelRoot {
   // The root's Gumbel sample is drawn (Begin was called for this search).
   bool ready() const { return ready_; }
 
-  // Draws g(a) for every root child (the root must be expanded) from `rng`, takes the children's
-  // visits so far as the base of this search (tree reuse), and sets m = gumbel_max_considered
-  // (at most the number of children) and the sequential-halving budget `budget` >= 1.
-  void Begin(const SearchTree& tree, const SearchParams& params, int64_t budget,
+  // Draws g(a) for every root child (the root must be expanded) from `rng` (g = 0 without
+  // `noise`: the considered moves are those of highest prior, the choice deterministic), takes the
+  // children's visits so far as the base of this search (tree reuse), and sets
+  // m = gumbel_max_considered (at most the number of children) and the sequential-halving budget
+  // `budget` >= 1.
+  void Begin(const SearchTree& tree, const SearchParams& params, int64_t budget, bool noise,
              std::mt19937_64& rng) {
     const int32_t first = tree.first_child[kRoot];
     const int n = tree.num_children[kRoot];
@@ -54,7 +56,7 @@ class GumbelRoot {
     base_visits_.resize(size_t(n));
     std::uniform_real_distribution<double> uniform(1e-12, 1.0);
     for (int i = 0; i < n; ++i) {
-      noise_[size_t(i)] = float(-std::log(-std::log(uniform(rng))));
+      noise_[size_t(i)] = noise ? float(-std::log(-std::log(uniform(rng)))) : 0.0f;
       base_visits_[size_t(i)] = tree.visits[first + i];
     }
     considered_ = std::min(std::max(1, params.gumbel_max_considered), n);

@@ -157,9 +157,12 @@ class Mcts {
   const MoveList& root_legal_moves() const { return root_.legal_moves(); }
 
   // Starts a search of `num_simulations` new simulations on the current tree (negative: none).
+  // `root_noise` false makes this search a quiet one (KataGo's cheap searches of playout cap
+  // randomisation): no Gumbel sample (g = 0, so Gumbel-top-k takes the moves of highest prior and
+  // the chosen move is deterministic) and no Dirichlet noise added to the root priors.
   // Throws vz::Error if the root's 32-bit visit count cannot take them (more than
   // kMaxSimulations on a fresh tree, fewer on a reused one).
-  void StartSearch(int64_t num_simulations) {
+  void StartSearch(int64_t num_simulations, bool root_noise = true) {
     VZ_CHECK(pending_.empty());
     const int64_t room = SearchTree::kMaxVisits - std::max<int32_t>(1, tree_.visits[kRoot]);
     if (num_simulations > room) {
@@ -167,6 +170,7 @@ class Mcts {
                   std::to_string(room) + ", what the root's 32-bit visit count can still take");
     }
     target_ = std::max<int64_t>(0, num_simulations);
+    root_noise_ = root_noise;
     progress_ = {};
     // Room for the expected growth at once (untouched capacity costs no memory), so that the
     // arrays are not copied over and over while the tree grows.
@@ -420,7 +424,7 @@ class Mcts {
     if (!tree_.Expanded(kRoot)) return;
     const int32_t first = tree_.first_child[kRoot];
     const int n = tree_.num_children[kRoot];
-    if (!root_noise_applied_ && params_.dirichlet_epsilon > 0.0f &&
+    if (root_noise_ && !root_noise_applied_ && params_.dirichlet_epsilon > 0.0f &&
         params_.dirichlet_alpha > 0.0f) {
       root_noise_applied_ = true;
       std::gamma_distribution<double> gamma(params_.dirichlet_alpha, 1.0);
@@ -436,7 +440,8 @@ class Mcts {
       }
     }
     if (params_.gumbel && !gumbel_.ready()) {
-      gumbel_.Begin(tree_, params_, std::max<int64_t>(target_ - progress_.simulations, 1), rng_);
+      gumbel_.Begin(tree_, params_, std::max<int64_t>(target_ - progress_.simulations, 1),
+                    root_noise_, rng_);
     }
   }
 
@@ -533,6 +538,7 @@ class Mcts {
 
   // The running search.
   int64_t target_ = 0;
+  bool root_noise_ = true;  // Gumbel sample and Dirichlet noise at the root (StartSearch)
   SearchProgress progress_;
   std::vector<Pending> pending_;     // [leaf in flight]
   std::vector<uint64_t> path_keys_;  // [ply below the root] repetition keys of the descent

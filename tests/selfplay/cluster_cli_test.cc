@@ -63,6 +63,7 @@ std::vector<std::string> TinyConfig() {
           "--set", "selfplay.gumbel_max_considered=4",
           "--set", "selfplay.max_plies=60",
           "--set", "selfplay.games_per_chunk=3",
+          "--set", "replay.window_growth=fixed",
           "--set", "replay.window_games=40",
           "--set", "replay.min_positions=64",
           "--set", "optimizer.batch_size=16",

@@ -375,5 +375,171 @@ TEST(ReplayWindowTest, EmptyWindowAndBadSizes) {
   EXPECT_EQ(batch.size, 3);
 }
 
+// The draw that makes Sample pick position `k` of a window of `n` positions.
+uint64_t DrawOf(uint64_t k, uint64_t n) {
+  return uint64_t(((static_cast<unsigned __int128>(k) << 64) + n - 1) / n);
+}
+
+// Every row of `window` (n positions), oldest first.
+template <Game G>
+std::vector<ExpectedRow> AllRows(const ReplayWindow<G>& window) {
+  const uint64_t n = uint64_t(window.num_positions());
+  FixedDraws draws;
+  for (uint64_t k = 0; k < n; ++k) draws.draws.push_back(DrawOf(k, n));
+  nets::TrainingBatch batch;
+  window.Sample(int(n), draws, batch);
+  std::vector<ExpectedRow> rows;
+  for (int i = 0; i < batch.size; ++i) rows.push_back(RowOf<G>(batch, i));
+  return rows;
+}
+
+// replay.adjudicated_value_target: an adjudicated game's positions take the search's root WDL
+// (normalized) with kSearch, the result with kResult; a game that the rules ended keeps its
+// result either way.
+TEST(ReplayWindowTest, AdjudicatedGamesCanTeachTheSearchValue) {
+  using G = draughts::DraughtsGame;
+  std::vector<ExpectedRow> expected;
+  proto::GameRecord record = RandomRecord<G>(11, 30, 2, &expected);
+  ASSERT_EQ(expected.size(), 28u);
+  std::vector<std::vector<float>> search_wdl;
+  int k = 0;
+  for (proto::MoveRecord& move : *record.mutable_moves()) {
+    if (!move.has_target()) continue;
+    // Unnormalized (sum 2) and different at every ply.
+    const float win = 0.1f + 0.03f * float(k++ % 20);
+    move.clear_root_wdl();
+    for (float p : {2 * win, 0.4f, 1.6f - 2 * win}) move.add_root_wdl(p);
+    search_wdl.push_back({win, 0.2f, 0.8f - win});
+  }
+  record.set_adjudicated(true);
+
+  ReplayWindow<G> search(WindowSize{10, 0}, AdjudicatedValue::kSearch);
+  search.AddGame(record, "adjudicated");
+  const std::vector<ExpectedRow> rows = AllRows(search);
+  ASSERT_EQ(rows.size(), expected.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(rows[i].wdl[c], search_wdl[i][c], 1e-6) << i;
+    EXPECT_EQ(rows[i].planes, expected[i].planes);
+  }
+  ReplayWindow<G> result(WindowSize{10, 0}, AdjudicatedValue::kResult);
+  result.AddGame(record, "adjudicated");
+  for (size_t i = 0; const ExpectedRow& row : AllRows(result)) {
+    EXPECT_EQ(row.wdl, expected[i++].wdl);
+  }
+  // Not adjudicated: the result, whatever the setting.
+  record.set_adjudicated(false);
+  ReplayWindow<G> ended(WindowSize{10, 0}, AdjudicatedValue::kSearch);
+  ended.AddGame(record, "ended");
+  for (size_t i = 0; const ExpectedRow& row : AllRows(ended)) {
+    EXPECT_EQ(row.wdl, expected[i++].wdl);
+  }
+  // A search WDL that is no distribution is an error naming the ply.
+  record.set_adjudicated(true);
+  record.mutable_moves(5)->set_root_wdl(1, -1.0f);
+  ReplayWindow<G> bad(WindowSize{10, 0}, AdjudicatedValue::kSearch);
+  const std::string error = ErrorOf([&] { bad.AddGame(record, "bad wdl"); });
+  EXPECT_TRUE(Contains(error, "bad wdl: ply 6")) << error;
+  EXPECT_EQ(bad.num_games(), 0);
+
+  proto::ReplayConfig config;
+  EXPECT_EQ(AdjudicatedValueOf(config), AdjudicatedValue::kResult);
+  config.set_adjudicated_value_target("search");
+  EXPECT_EQ(AdjudicatedValueOf(config), AdjudicatedValue::kSearch);
+  config.set_adjudicated_value_target("soft");
+  EXPECT_TRUE(Contains(ErrorOf([&] { AdjudicatedValueOf(config); }),
+                       "replay.adjudicated_value_target: 'soft'"));
+}
+
+// KataGo's window c (1 + beta ((N / c)^alpha - 1) / alpha): c until N passes c, slope beta there,
+// N^alpha growth later, capped, never decreasing.
+TEST(ReplayWindowTest, GrowingWindowFollowsKataGosFormula) {
+  const int64_t c = 250000;
+  EXPECT_EQ(GrowingWindowPositions(0, c, 0.75, 0.4, 0), c);
+  EXPECT_EQ(GrowingWindowPositions(c, c, 0.75, 0.4, 0), c);
+  // N = 16 c: (16)^0.75 = 8, so c (1 + 0.4 * 7 / 0.75) = 4.7333 c.
+  EXPECT_NEAR(double(GrowingWindowPositions(16 * c, c, 0.75, 0.4, 0)), c * (1 + 0.4 * 7 / 0.75),
+              1.0);
+  // N = 10^8 (KataGo's scale): 250000 (1 + 0.4 (400^0.75 - 1) / 0.75).
+  EXPECT_NEAR(double(GrowingWindowPositions(100000000, c, 0.75, 0.4, 0)),
+              c * (1 + 0.4 * (std::pow(400.0, 0.75) - 1) / 0.75), 1.0);
+  // alpha 1: linear, beta new positions of window per produced position.
+  EXPECT_EQ(GrowingWindowPositions(3 * c, c, 1.0, 0.5, 0), 2 * c);
+  // Slope beta just past c.
+  const double slope = double(GrowingWindowPositions(c + 2000, c, 0.75, 0.4, 0) - c) / 2000.0;
+  EXPECT_NEAR(slope, 0.4, 0.01);
+  // Capped.
+  EXPECT_EQ(GrowingWindowPositions(100000000, c, 0.75, 0.4, 1000000), 1000000);
+  int64_t previous = 0;
+  for (int64_t n = 0; n < 400 * c; n += 9973 + n / 7) {
+    const int64_t size = GrowingWindowPositions(n, c, 0.75, 0.4, 0);
+    ASSERT_GE(size, previous) << n;
+    ASSERT_LE(size, std::max(n, c)) << n;  // never more than was produced (beyond c)
+    previous = size;
+  }
+
+  // The config's size, split among shards (rounding up).
+  proto::ReplayConfig config;
+  config.set_window_games(500);
+  EXPECT_EQ(ReplayWindowSize(config, 123456, 1).games, 500);
+  EXPECT_EQ(ReplayWindowSize(config, 123456, 3).games, 167);
+  EXPECT_EQ(ReplayWindowSize(config, 123456, 3).positions, 0);
+  config.set_window_growth("katago");
+  config.set_window_base_positions(20000);
+  config.set_window_exponent(0.75f);
+  config.set_window_expansion(0.4f);
+  EXPECT_EQ(ReplayWindowSize(config, 0, 1).positions, 20000);
+  EXPECT_EQ(ReplayWindowSize(config, 0, 1).games, 0);
+  EXPECT_EQ(ReplayWindowSize(config, 20000 * 16, 2).positions,
+            (GrowingWindowPositions(20000 * 16, 20000, 0.75f, 0.4f, 0) + 1) / 2);
+}
+
+// A window in positions drops the oldest game only while the others still hold the size; it
+// grows with Resize and never shrinks; OldestKept skips exactly the games it would drop.
+TYPED_TEST(ReplayWindowTest, PositionWindowGrowsAndNeverShrinks) {
+  using G = TypeParam;
+  ReplayWindow<G> window(WindowSize{0, 60}, AdjudicatedValue::kResult);
+  std::vector<proto::GameRecord> records;
+  std::vector<int64_t> targets;
+  for (int g = 0; g < 12; ++g) {
+    records.push_back(RandomRecord<G>(300 + g, 10 + 3 * g, 2));
+    targets.push_back(0);
+    for (const proto::MoveRecord& move : records.back().moves())
+      targets.back() += move.has_target();
+  }
+  for (int g = 0; g < 12; ++g) {
+    if (g == 6) window.Resize(WindowSize{0, 120});
+    if (g == 8) window.Resize(WindowSize{0, 30});  // smaller: ignored
+    const int64_t games_before = window.num_games();
+    window.AddGame(records[size_t(g)], "game");
+    const int64_t size = window.size().positions;
+    EXPECT_EQ(size, g < 6 ? 60 : 120);
+    // The newest games are kept ...
+    int64_t newest = 0;
+    for (int64_t k = g; k > g - window.num_games(); --k) newest += targets[size_t(k)];
+    EXPECT_EQ(newest, window.num_positions());
+    // ... the oldest only because the others hold fewer than the size ...
+    EXPECT_LT(window.num_positions() - targets[size_t(g - window.num_games() + 1)], size) << g;
+    // ... and none goes while the window holds fewer than its size (it grows back to it).
+    if (window.num_positions() < size) {
+      EXPECT_EQ(window.num_games(), games_before + 1) << g;
+    }
+  }
+  EXPECT_GE(window.num_positions(), 120);
+  EXPECT_NE(ErrorOf([&] { window.Resize(WindowSize{5, 0}); }), "");
+  EXPECT_NE(ErrorOf([] { ReplayWindow<G>(WindowSize{5, 5}, AdjudicatedValue::kResult); }), "");
+
+  // Adding only the games from OldestKept on gives the same window as adding them all.
+  ReplayWindow<G> all(WindowSize{0, 100}, AdjudicatedValue::kResult);
+  ReplayWindow<G> skipped(WindowSize{0, 100}, AdjudicatedValue::kResult);
+  for (const proto::GameRecord& record : records) all.AddGame(record, "all");
+  const size_t first = skipped.OldestKept(targets);
+  EXPECT_GT(first, 0u);
+  for (size_t g = first; g < records.size(); ++g) skipped.AddGame(records[g], "kept");
+  EXPECT_EQ(skipped.num_games(), all.num_games());
+  EXPECT_EQ(skipped.num_positions(), all.num_positions());
+  ReplayWindow<G> games(3);
+  EXPECT_EQ(games.OldestKept(targets), records.size() - 3);
+}
+
 }  // namespace
 }  // namespace vz

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/registry.h"
+#include "selfplay/replay_window.h"
 #include "selfplay/train_config.h"
 #include "tests/test_util.h"
 
@@ -162,7 +163,23 @@ TEST(TrainConfigTest, ValidationNamesTheKeyAndRange) {
       {"selfplay.temperature=-1", "config key selfplay.temperature"},
       {"variant=chess", "config key variant: unknown variant 'chess'"},
       {"net.preset=huge", "config key net.preset: 'huge' is not one of tiny, small"},
-      {"replay.window_games=0", "config key replay.window_games"},
+      {"replay.window_games=40",
+       "config key replay.window_games: 40 is not used by replay.window_growth katago"},
+      {"replay.window_growth=fixed", "config key replay.window_games: 0 is out of range 1.."},
+      {"replay.window_growth=grow", "config key replay.window_growth: 'grow' is not one of"},
+      {"replay.window_base_positions=0", "config key replay.window_base_positions: 0 is out"},
+      {"replay.window_exponent=1.5", "config key replay.window_exponent: 1.5 is out of range"},
+      {"replay.window_expansion=0", "config key replay.window_expansion"},
+      {"replay.window_max_positions=100", "config key replay.window_max_positions: 100 is out"},
+      {"replay.adjudicated_value_target=draw",
+       "config key replay.adjudicated_value_target: 'draw' is not one of"},
+      {"selfplay.cheap_simulations=16",
+       "config key selfplay.cheap_simulations: 16 is out of range 1..15"},
+      {"selfplay.full_search_fraction=1.5", "config key selfplay.full_search_fraction"},
+      {"selfplay.resign_false_rate_target=2", "config key selfplay.resign_false_rate_target: 2"},
+      {"selfplay.resign_disabled_fraction=0",
+       "config key selfplay.resign_false_rate_target: 0.05 needs "
+       "selfplay.resign_disabled_fraction above 0"},
       {"optimizer.optimizer=adam",
        "config key optimizer.optimizer: 'adam' is not one of sgd, adamw"},
       {"optimizer.schedule=linear", "config key optimizer.schedule"},
@@ -186,6 +203,17 @@ TEST(TrainConfigTest, ValidationNamesTheKeyAndRange) {
     ApplyConfigOverride(config, c.assignment);
     const std::string error = ErrorOf([&] { ValidateTrainConfig(config); });
     EXPECT_TRUE(Contains(error, c.expected)) << c.assignment << " -> " << error;
+  }
+  // Playout cap randomisation on needs a fraction of full searches above 0.
+  {
+    proto::TrainConfig config = Demo();
+    ApplyConfigOverride(config, "selfplay.cheap_simulations=4");
+    EXPECT_EQ(ErrorOf([&] { ValidateTrainConfig(config); }), "");
+    ApplyConfigOverride(config, "selfplay.full_search_fraction=0");
+    const std::string error = ErrorOf([&] { ValidateTrainConfig(config); });
+    EXPECT_TRUE(
+        Contains(error, "config key selfplay.full_search_fraction: 0 is out of range (0, 1]"))
+        << error;
   }
   // Switched off, gating needs no games; no evaluation needs no simulations; no strength checks
   // need no games.
@@ -242,6 +270,34 @@ TEST(TrainConfigTest, GatingModesAndTheLegacySwitch) {
                        "config key gating.sprt.beta"));
   // Outside mode sprt the SPRT's block is not checked for a test.
   EXPECT_EQ(error_of({"gating.sprt.alpha=0", "gating.sprt.elo1=-10"}), "");
+// A run directory of a version before the switches of issue 18 has a config without them: it
+// still validates, means the old behaviour (every new field at its zero value), and its hash is
+// that of the same config written by the new version (an unset field is not serialized).
+TEST(TrainConfigTest, ConfigsWithoutTheTargetSwitchesStillValidate) {
+  proto::TrainConfig old = Demo();
+  proto::SelfPlayConfig& s = *old.mutable_selfplay();
+  s.set_gumbel_c_scale(1);
+  s.clear_forced_moves_unsearched();
+  s.clear_full_search_fraction();
+  s.clear_cheap_simulations();
+  s.clear_resign_false_rate_target();
+  proto::ReplayConfig& r = *old.mutable_replay();
+  r.clear_adjudicated_value_target();
+  r.clear_window_growth();
+  r.clear_window_base_positions();
+  r.clear_window_exponent();
+  r.clear_window_expansion();
+  r.set_window_games(500);
+  EXPECT_EQ(ErrorOf([&] { ValidateTrainConfig(old); }), "");
+  const std::string text = TrainConfigText(old);
+  for (const char* field :
+       {"forced_moves_unsearched", "full_search_fraction", "cheap_simulations",
+        "resign_false_rate_target", "adjudicated_value_target", "window_growth", "window_base"}) {
+    EXPECT_FALSE(Contains(text, field)) << field;
+  }
+  EXPECT_EQ(TrainConfigHash(ParseTrainConfigText(text, "old config.txtpb")), TrainConfigHash(old));
+  EXPECT_EQ(AdjudicatedValueOf(old.replay()), AdjudicatedValue::kResult);
+  EXPECT_EQ(ReplayWindowSize(old.replay(), 1000000, 1).games, 500);
 }
 
 TEST(TrainConfigTest, TextErrorsNameFileLineAndKey) {
@@ -291,6 +347,9 @@ TEST(TrainConfigTest, HashIgnoresStopAndDevicesAndFollowsEverythingElse) {
        {"seed=2", "net.preset=small", "selfplay.simulations=17", "selfplay.temperature=0.5",
         "replay.window_games=501", "optimizer.augment=false", "gating.mode=threshold",
         "evaluation.games=22", "strength.games=2", "variant=chad"}) {
+        "replay.window_base_positions=20001", "replay.adjudicated_value_target=result",
+        "selfplay.forced_moves_unsearched=false", "selfplay.gumbel_c_scale=1",
+        "optimizer.augment=false", "gating.enabled=false", "evaluation.games=22", "variant=chad"}) {
     proto::TrainConfig config = base;
     ApplyConfigOverride(config, assignment);
     EXPECT_TRUE(hashes.insert(TrainConfigHash(config)).second) << assignment;

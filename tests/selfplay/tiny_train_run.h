@@ -26,6 +26,7 @@ inline std::vector<std::string> TinyTrainRun(const std::string& run_dir, int64_t
       "--set", "selfplay.gumbel_max_considered=4",
       "--set", "selfplay.max_plies=60",
       "--set", "selfplay.games_per_chunk=4",
+      "--set", "replay.window_growth=fixed",
       "--set", "replay.window_games=40",
       "--set", "replay.min_positions=64",
       "--set", "optimizer.batch_size=16",

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <vector>
 
 #include "engine/search/gumbel.h"
 #include "engine/search/mcts.h"
+#include "engine/search/search_driver.h"
 #include "engine/search/uniform_evaluator.h"
 #include "tests/engine/search/search_test_util.h"
 #include "tests/engine/search/test_evaluators.h"
@@ -170,6 +172,88 @@ TEST(SearchGumbelTest, SpendsExactlyTheBudgetWithoutProof) {
     for (const RootMoveStats& stats : result.moves) visited += stats.visits > 0;
     EXPECT_EQ(visited, std::min(budget, 9)) << "budget " << budget;
   }
+}
+
+// Tic-tac-toe values that depend only on x's cells: x holding the centre (cell 4) is worth 0.5 to
+// x, a corner (cell 0) 0.3, both 0.4, anything else -0.5; uniform priors. From the empty board
+// every subtree that a 16-simulation search reaches keeps its first move's value, so the root's
+// Q are 0.5 (centre), 0.3 (corner 0) and -0.5 (the seven others): two close moves.
+class TwoCloseMovesEvaluator final : public Evaluator<TicTacToeGame> {
+ public:
+  void Evaluate(EvalBatch<TicTacToeGame>& batch) override {
+    for (int i = 0; i < batch.size(); ++i) {
+      const TicTacToeGame::Position& position = batch.position(i);
+      for (float& prior : batch.priors(i)) prior = 1.0f / float(batch.num_moves(i));
+      const bool centre = position.cells[0] >> 4 & 1, corner = position.cells[0] & 1;
+      const float x_value = centre && corner ? 0.4f : centre ? 0.5f : corner ? 0.3f : -0.5f;
+      const float value = position.side == 0 ? x_value : -x_value;  // side to move's view
+      batch.value(i) = Wdl{(1.0f + value) / 2.0f, 0.0f, (1.0f - value) / 2.0f};
+    }
+  }
+};
+
+// The largest policy target of a 16-simulation Gumbel search from the empty board at c_scale.
+float TopTargetOfCloseMoves(float c_scale, uint64_t seed, Move* top) {
+  SearchParams params = GumbelParams(seed);
+  params.gumbel_c_scale = c_scale;
+  Mcts<TicTacToeGame> search(params);
+  TwoCloseMovesEvaluator evaluator;
+  search.Search(evaluator, 16);
+  const SearchResult result = search.Result();
+  ExpectValidTarget<TicTacToeGame>(result, 9);
+  float best = 0.0f;
+  for (const RootMoveStats& stats : result.moves) {
+    if (stats.policy_target > best) {
+      best = stats.policy_target;
+      *top = stats.move;
+    }
+  }
+  return best;
+}
+
+// mctx's qtransform_completed_by_mix_value: sigma = (50 + max visits) * value_scale * q with q
+// min-max rescaled to [0, 1], value_scale 0.1. With c_scale 1 (the Gumbel paper's value, stated
+// for another normalisation of Q) a Q gap of a fifth of the range is ~11 logits and the target is
+// one-hot; with mctx's 0.1 the two close moves share it.
+TEST(SearchGumbelTest, MctxValueScaleKeepsCloseMovesInTheTarget) {
+  for (uint64_t seed = 0; seed < 10; ++seed) {
+    Move top;
+    const float mctx = TopTargetOfCloseMoves(0.1f, seed, &top);
+    EXPECT_EQ(top, Move{4}) << "seed " << seed;
+    EXPECT_LT(mctx, 0.99f) << "seed " << seed;
+    EXPECT_GT(mctx, 0.5f) << "seed " << seed;
+    const float paper = TopTargetOfCloseMoves(1.0f, seed, &top);
+    EXPECT_EQ(top, Move{4}) << "seed " << seed;
+    EXPECT_GT(paper, 0.999f) << "seed " << seed;
+  }
+  // The arithmetic alone: two visited moves a tenth of the Q range apart, 8 visits each.
+  const std::vector<float> q = {0.5f, 0.4f, -0.5f};
+  const std::vector<int32_t> visits = {8, 8, 1};
+  const std::vector<float> priors = {1.0f / 3, 1.0f / 3, 1.0f / 3};
+  std::vector<float> sigma(3), policy(3);
+  CompletedQSigma(q, visits, priors, 0.0f, 50.0f, 0.1f, sigma);
+  EXPECT_NEAR(sigma[0] - sigma[1], (50.0f + 8.0f) * 0.1f * 0.1f, 1e-4f);
+  ImprovedPolicy(priors, sigma, policy);
+  EXPECT_NEAR(policy[0] / policy[1], std::exp(0.58f), 1e-3f);
+}
+
+// A quiet search (StartSearch without root noise: KataGo's cheap searches) draws no Gumbel
+// sample, so its move does not depend on the seed; searches with noise do vary.
+TEST(SearchGumbelTest, QuietSearchHasNoGumbelNoise) {
+  std::set<uint64_t> quiet_moves, noisy_moves;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    for (bool noise : {false, true}) {
+      Mcts<TicTacToeGame> search(GumbelParams(seed));
+      HashEvaluator<TicTacToeGame> evaluator;
+      search.StartSearch(4, noise);
+      Mcts<TicTacToeGame>* self = &search;
+      SearchDriver<TicTacToeGame> driver(/*timed=*/false);
+      driver.Run(evaluator, std::span<Mcts<TicTacToeGame>* const>(&self, 1));
+      (noise ? noisy_moves : quiet_moves).insert(search.Result().best_move.raw);
+    }
+  }
+  EXPECT_EQ(quiet_moves.size(), 1u);
+  EXPECT_GT(noisy_moves.size(), 1u);
 }
 
 TEST(SearchGumbelTest, BatchedGumbelStillValid) {
