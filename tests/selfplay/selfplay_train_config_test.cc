@@ -270,6 +270,8 @@ TEST(TrainConfigTest, GatingModesAndTheLegacySwitch) {
                        "config key gating.sprt.beta"));
   // Outside mode sprt the SPRT's block is not checked for a test.
   EXPECT_EQ(error_of({"gating.sprt.alpha=0", "gating.sprt.elo1=-10"}), "");
+}
+
 // A run directory of a version before the switches of issue 18 has a config without them: it
 // still validates, means the old behaviour (every new field at its zero value), and its hash is
 // that of the same config written by the new version (an unset field is not serialized).
@@ -333,7 +335,8 @@ TEST(TrainConfigTest, HashIgnoresStopAndDevicesAndFollowsEverythingElse) {
   // When and where a run executes does not change the hash.
   for (const char* assignment :
        {"stop.minutes=99", "stop.train_steps=5", "stop.games=7", "preset=gpu",
-        "selfplay.device=cuda:1", "selfplay.precision=bf16", "optimizer.device=cuda"}) {
+        "selfplay.device=cuda:1", "selfplay.precision=bf16", "optimizer.device=cuda",
+        "selfplay.cpu_threads=3", "selfplay.actor_threads=4", "optimizer.cpu_threads=2"}) {
     proto::TrainConfig config = base;
     ApplyConfigOverride(config, assignment);
     EXPECT_EQ(TrainConfigHash(config), hash) << assignment;
@@ -345,11 +348,10 @@ TEST(TrainConfigTest, HashIgnoresStopAndDevicesAndFollowsEverythingElse) {
   std::set<uint64_t> hashes = {hash};
   for (const char* assignment :
        {"seed=2", "net.preset=small", "selfplay.simulations=17", "selfplay.temperature=0.5",
-        "replay.window_games=501", "optimizer.augment=false", "gating.mode=threshold",
-        "evaluation.games=22", "strength.games=2", "variant=chad"}) {
         "replay.window_base_positions=20001", "replay.adjudicated_value_target=result",
         "selfplay.forced_moves_unsearched=false", "selfplay.gumbel_c_scale=1",
-        "optimizer.augment=false", "gating.enabled=false", "evaluation.games=22", "variant=chad"}) {
+        "optimizer.augment=false", "gating.mode=threshold", "evaluation.games=22",
+        "strength.games=2", "variant=chad"}) {
     proto::TrainConfig config = base;
     ApplyConfigOverride(config, assignment);
     EXPECT_TRUE(hashes.insert(TrainConfigHash(config)).second) << assignment;
