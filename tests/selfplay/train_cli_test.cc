@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -186,8 +187,12 @@ TEST_F(TrainCliTest, TinyRunEndToEndAndResume) {
 // at every moment the trainer reported, samples trained <= cap x positions read.
 TEST_F(TrainCliTest, ConcurrentRolesLoseNoGameAndKeepTheSampleCap) {
   const fs::path run = dir_ / "run";
-  const Execution done = RunVzero(TinyRun(run.string(), 18));
+  // Two actor groups (selfplay/concurrent_actors.h) beside the trainer and the gate.
+  const Execution done = RunVzero(testing::TinyTrainRun(
+      run.string(), 18,
+      {"evaluation.games=2", "evaluation.simulations=4", "selfplay.actor_threads=2"}));
   ASSERT_EQ(done.status, 0) << done.output;
+  EXPECT_NE(done.output.find("in 2 actor group(s)"), std::string::npos) << done.output;
   // The games on disk: (worker, index) of every record; no pending game left at a normal end.
   std::multiset<std::pair<std::string, uint64_t>> games;
   int64_t positions_on_disk = 0;
@@ -202,6 +207,11 @@ TEST_F(TrainCliTest, ConcurrentRolesLoseNoGameAndKeepTheSampleCap) {
   EXPECT_EQ(distinct.size(), games.size()) << "a game is twice in the records";
   ASSERT_GT(games.size(), 0u);
   for (const auto& [worker, index] : distinct) EXPECT_EQ(worker, "train");
+  // Both groups finished games: group 0 numbers them 0, 2, 4, ..., group 1 1, 3, 5, ...
+  EXPECT_TRUE(std::any_of(distinct.begin(), distinct.end(),
+                          [](const auto& g) { return g.second % 2 == 0; }));
+  EXPECT_TRUE(std::any_of(distinct.begin(), distinct.end(),
+                          [](const auto& g) { return g.second % 2 == 1; }));
   const nlohmann::json state = State(run);
   ASSERT_TRUE(state.is_object());
   EXPECT_EQ(state.value("games", int64_t{-1}), int64_t(games.size())) << state.dump();
