@@ -6,12 +6,20 @@
 #include <string>
 
 #include "app/commands.h"
+#include "engine/core/error.h"
 #include "selfplay/run_report.h"
 
 namespace vz::app {
 namespace {
 
-void RunReportCommand(const std::string& run_dir) {
+void RunReportCommand(const std::string& run_dir, bool table) {
+  if (table) {
+    const std::string curve = StrengthCurveTable(run_dir);
+    if (curve.empty())
+      throw Error(fmt::format("run {}: no strength checks in metrics.jsonl", run_dir));
+    fmt::print("{}", curve);
+    return;
+  }
   const RunMetricsSummary summary = SummarizeRunMetrics(run_dir);
   fmt::print("run {}: {} metric lines\n{}", run_dir, summary.lines, summary.text);
   for (const std::string& plot : DrawRunPlots(run_dir)) fmt::print("plot: {}\n", plot);
@@ -21,10 +29,14 @@ void RunReportCommand(const std::string& run_dir) {
 
 void AddReportCommand(CLI::App& app) {
   auto run_dir = std::make_shared<std::string>();
+  auto table = std::make_shared<bool>(false);
   CLI::App* command = app.add_subcommand(
       "report", "Summarize a training run and redraw its plots (RUN_DIR/plots/*.svg, gnuplot)");
   command->add_option("run_dir", *run_dir, "Run directory of `vzero train`")->required();
-  command->callback([run_dir] { RunReportCommand(*run_dir); });
+  command->add_flag("--table", *table,
+                    "Print only the strength curve as a Markdown table (no plots): the net's "
+                    "score (W-D-L) against each fixed opponent at every check and evaluation");
+  command->callback([run_dir, table] { RunReportCommand(*run_dir, *table); });
 }
 
 }  // namespace vz::app

@@ -69,7 +69,8 @@ void AddTrainCommand(CLI::App& app) {
   command->add_option("--variant", options->config.variant,
                       "Game name (default chaco-rex; see `vzero version`)");
   command->add_option("--preset", options->config.preset,
-                      "Compiled-in config preset: demo (CPU, about 15 minutes) or gpu");
+                      "Compiled-in config preset: demo (CPU, about 15 minutes), long (CPU, about 2 "
+                      "hours) or gpu");
   command->add_option("--config", options->config.config_file,
                       "Config file in protobuf text format");
   command->add_option("--set", options->config.overrides,

@@ -1,6 +1,7 @@
 // The LibTorch Trainer and ExportCheckpoint (nets/trainer.h), inside libvzero_nets.so.
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/autocast_mode.h>
 #include <fmt/core.h>
 #include <torch/optim.h>
 #include <torch/serialize.h>
@@ -78,6 +79,31 @@ struct TorchTrainer final : Trainer::Impl {
     if (!batch.legal.empty()) check(batch.legal.size(), n * size_t(a.num_actions), "legal");
   }
 
+  // The net's {policy logits, WDL logits} of `input`, in fp32: under bf16 mixed precision
+  // (TrainerOptions::precision "bf16") the forward pass runs in LibTorch's autocast on the
+  // device's type (convolutions and matrix products in bf16, weights and gradients in fp32).
+  std::pair<torch::Tensor, torch::Tensor> ForwardInPrecision(const torch::Tensor& input) {
+    if (options.precision != "bf16") return net->forward(input);
+    const c10::DeviceType type = device.type();
+    const bool was_enabled = at::autocast::is_autocast_enabled(type);
+    const at::ScalarType was_dtype = at::autocast::get_autocast_dtype(type);
+    at::autocast::set_autocast_enabled(type, true);
+    at::autocast::set_autocast_dtype(type, torch::kBFloat16);
+    at::autocast::increment_nesting();
+    struct Restore {
+      c10::DeviceType type;
+      bool enabled;
+      at::ScalarType dtype;
+      ~Restore() {
+        if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+        at::autocast::set_autocast_enabled(type, enabled);
+        at::autocast::set_autocast_dtype(type, dtype);
+      }
+    } restore{type, was_enabled, was_dtype};
+    auto [policy, value] = net->forward(input);
+    return {policy.to(torch::kFloat32), value.to(torch::kFloat32)};
+  }
+
   // Loss terms and metrics of `batch`; the total loss stays on the autograd graph.
   torch::Tensor Loss(const TrainingBatch& batch, TrainMetrics& metrics) {
     const NetArchitecture& a = header.architecture;
@@ -88,7 +114,7 @@ struct TorchTrainer final : Trainer::Impl {
     const torch::Tensor input = from(batch.planes, {n, a.input_planes, a.height, a.width});
     const torch::Tensor policy_target = from(batch.policy, {n, a.num_actions});
     const torch::Tensor wdl_target = from(batch.wdl, {n, 3});
-    auto [policy, value] = net->forward(input);
+    auto [policy, value] = ForwardInPrecision(input);
     if (!batch.legal.empty()) {
       const torch::Tensor legal = torch::from_blob(const_cast<uint8_t*>(batch.legal.data()),
                                                    {n, a.num_actions}, torch::kUInt8)
@@ -102,19 +128,26 @@ struct TorchTrainer final : Trainer::Impl {
     const torch::Tensor value_loss = -(wdl_target * torch::log_softmax(value, 1)).sum(1).mean();
     const torch::Tensor loss = policy_loss + value_loss;
     {
+      // The metrics are computed on the device and read back in one copy (one synchronisation
+      // per step, not one per scalar and parameter).
       torch::NoGradGuard no_grad;
-      metrics.policy_loss = policy_loss.item<double>();
-      metrics.value_loss = value_loss.item<double>();
-      metrics.loss = loss.item<double>();
-      metrics.policy_accuracy =
-          (policy.argmax(1) == policy_target.argmax(1)).to(torch::kFloat32).mean().item<double>();
-      metrics.value_accuracy =
-          (value.argmax(1) == wdl_target.argmax(1)).to(torch::kFloat32).mean().item<double>();
-      double squares = 0;
+      std::vector<torch::Tensor> squares;
       for (const torch::Tensor& parameter : net->parameters()) {
-        squares += parameter.square().sum().item<double>();
+        squares.push_back(parameter.square().sum().to(torch::kFloat32));
       }
-      metrics.weight_penalty = 0.5 * options.weight_decay * squares;
+      const torch::Tensor values =
+          torch::stack({policy_loss, value_loss, loss,
+                        (policy.argmax(1) == policy_target.argmax(1)).to(torch::kFloat32).mean(),
+                        (value.argmax(1) == wdl_target.argmax(1)).to(torch::kFloat32).mean(),
+                        torch::stack(squares).sum()})
+              .to(torch::kCPU, torch::kFloat64);
+      const double* v = values.data_ptr<double>();
+      metrics.policy_loss = v[0];
+      metrics.value_loss = v[1];
+      metrics.loss = v[2];
+      metrics.policy_accuracy = v[3];
+      metrics.value_accuracy = v[4];
+      metrics.weight_penalty = 0.5 * options.weight_decay * v[5];
     }
     return loss;
   }
@@ -239,6 +272,9 @@ TorchTrainer::TorchTrainer(const NetFile& net, const TrainerOptions& options) {
   }
   if (options.micro_batches < 1) {
     throw Error(fmt::format("micro_batches {} must be at least 1", options.micro_batches));
+  }
+  if (options.precision != "fp32" && options.precision != "bf16") {
+    throw Error(fmt::format("training precision '{}': expected fp32 or bf16", options.precision));
   }
   s.device = ParseDevice(options.device);
   torch::manual_seed(options.seed);

@@ -39,6 +39,11 @@ struct TrainerOptions {
   int64_t warmup_steps = 0;           // linear warm-up (cosine)
   double final_learning_rate_fraction = 0.01;
   std::string device = "cpu";
+  // "fp32", or "bf16": mixed precision (Micikevicius et al. 2018, with bf16 needing no loss
+  // scaling): the forward pass under LibTorch's autocast for the device (convolutions and matrix
+  // products in bf16), weights, gradients, optimizer state and the losses in fp32. Anything else
+  // is an error of the constructor.
+  std::string precision = "fp32";
   uint64_t seed = 1;
   // Data-parallel training (nets/distributed.h; PyTorch DDP's semantics): when set, the
   // constructor and LoadCheckpoint make every rank's weights and batch-norm statistics rank 0's,

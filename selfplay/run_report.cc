@@ -290,6 +290,62 @@ std::vector<std::string> Draw(const std::string& run_dir) {
   return drawn;
 }
 
+// A table cell: "0.625 (4-2-2)".
+std::string ScoreCell(const json& m) {
+  return fmt::format("{:.3f} ({}-{}-{})", Number(m, "score"), m.value("wins", 0),
+                     m.value("draws", 0), m.value("losses", 0));
+}
+
+std::string CurveTable(const std::string& run_dir) {
+  int bad_lines = 0;
+  const std::vector<json> metrics = ReadMetrics(run_dir, bad_lines);
+  const auto opponents = StrengthByOpponent(metrics);
+  if (opponents.empty()) return "";
+  // Rows in the order of the run: a check is one (kind, step) pair, its cells one per opponent.
+  struct Row {
+    std::string kind;  // "strength" or "evaluation"
+    int64_t step = 0;
+    const json* first = nullptr;  // the row's first line (net, positions, minutes)
+    std::vector<std::string> cells;
+  };
+  std::vector<Row> rows;
+  for (const json& m : metrics) {
+    const std::string type = Type(m);
+    if (type != "strength" && type != "evaluation") continue;
+    const std::string opponent = m.value("opponent", std::string("?"));
+    const auto column = std::find_if(opponents.begin(), opponents.end(),
+                                     [&](const auto& entry) { return entry.first == opponent; });
+    if (column == opponents.end()) continue;  // an evaluation against no fixed opponent
+    const int64_t step = m.value("step", int64_t{0});
+    auto row = std::find_if(rows.begin(), rows.end(),
+                            [&](const Row& r) { return r.kind == type && r.step == step; });
+    if (row == rows.end()) {
+      row =
+          rows.insert(rows.end(), Row{type, step, &m, std::vector<std::string>(opponents.size())});
+    }
+    row->cells[size_t(column - opponents.begin())] = ScoreCell(m);
+  }
+  std::string table = "| net | step | self-play positions | minutes |";
+  std::string rule = "| --- | ---: | ---: | ---: |";
+  for (const auto& [opponent, lines] : opponents) {
+    table += fmt::format(" vs {} |", opponent);
+    rule += " ---: |";
+  }
+  table += "\n" + rule + "\n";
+  for (const Row& row : rows) {
+    const json& m = *row.first;
+    const bool check = row.kind == "strength";
+    table +=
+        fmt::format("| {} | {} | {} | {} |",
+                    check ? m.value("net", std::string("?")) : std::string("evaluation"), row.step,
+                    check ? std::to_string(m.value("selfplay_positions", int64_t{0})) : "",
+                    check ? fmt::format("{:.1f}", Number(m, "wall_seconds") / 60.0) : "");
+    for (const std::string& cell : row.cells) table += " " + cell + " |";
+    table += "\n";
+  }
+  return table;
+}
+
 }  // namespace
 
 // A metrics line that is JSON but holds a field of another type than expected is an error naming
@@ -305,6 +361,14 @@ RunMetricsSummary SummarizeRunMetrics(const std::string& run_dir) {
 std::vector<std::string> DrawRunPlots(const std::string& run_dir) {
   try {
     return Draw(run_dir);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("run {}: metrics.jsonl has a malformed field: {}", run_dir, e.what()));
+  }
+}
+
+std::string StrengthCurveTable(const std::string& run_dir) {
+  try {
+    return CurveTable(run_dir);
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("run {}: metrics.jsonl has a malformed field: {}", run_dir, e.what()));
   }

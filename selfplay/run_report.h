@@ -36,4 +36,13 @@ RunMetricsSummary SummarizeRunMetrics(const std::string& run_dir);
 // when metrics.jsonl cannot be read, and naming gnuplot when it is missing or fails.
 std::vector<std::string> DrawRunPlots(const std::string& run_dir);
 
+// The strength curve of RUN_DIR/metrics.jsonl as a Markdown table (`vzero report --table`, the
+// tables of docs/strength.md): one row per check of the net self-play uses (its net id, training
+// step, self-play positions and minutes since the run began), then one row per end-of-run
+// evaluation step ("evaluation"), with a column per fixed opponent holding "score (W-D-L)" of
+// the net against it, "" where a row has no match against that opponent. "" when the run has
+// no strength lines. Throws vz::Error naming the file if metrics.jsonl cannot be read or holds a
+// field of the wrong type.
+std::string StrengthCurveTable(const std::string& run_dir);
+
 }  // namespace vz

@@ -314,7 +314,7 @@ const char* GatingModeName(GatingMode mode) {
   return "none";
 }
 
-std::vector<std::string> TrainPresetNames() { return {"demo", "gpu"}; }
+std::vector<std::string> TrainPresetNames() { return {"demo", "long", "gpu"}; }
 
 proto::TrainConfig PresetTrainConfig(std::string_view variant, std::string_view preset) {
   std::vector<std::string> variants, presets;
@@ -534,6 +534,7 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
   CheckUnsigned("optimizer.checkpoint_every_steps", o.checkpoint_every_steps(), 1, 1000000000);
   CheckDevice("optimizer.device", o.device());
   CheckUnsigned("optimizer.cpu_threads", o.cpu_threads(), 0, 1024);
+  CheckOneOf("optimizer.precision", o.precision(), {"", "auto", "fp32", "bf16"});
 
   ValidateGatingAndStrength(config);
 
@@ -569,6 +570,7 @@ uint64_t TrainConfigHash(const proto::TrainConfig& config) {
   copy.mutable_selfplay()->clear_cpu_threads();
   copy.mutable_selfplay()->clear_actor_threads();
   copy.mutable_optimizer()->clear_device();
+  copy.mutable_optimizer()->clear_precision();
   copy.mutable_optimizer()->clear_cpu_threads();
   // An explicit `enabled: false` (a field with presence) means what an unset one means.
   if (copy.gating().has_enabled() && !copy.gating().enabled()) {

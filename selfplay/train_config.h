@@ -26,14 +26,15 @@ namespace vz {
 // A preset text compiled into the binary: configs/<variant>/<preset>.txtpb.
 struct EmbeddedTrainPreset {
   const char* variant;  // registry name (the folder)
-  const char* preset;   // "demo", "gpu" (the file name without .txtpb)
+  const char* preset;   // "demo", "long", "gpu" (the file name without .txtpb)
   const char* text;     // the file's contents
 };
 
 // Every embedded preset, sorted by variant then preset name (defined in the generated source).
 const std::vector<EmbeddedTrainPreset>& EmbeddedTrainPresets();
 
-// Names of the presets every variant has: {"demo", "gpu"}.
+// Names of the presets every variant has: {"demo", "long", "gpu"} (2-core CPU in about 15
+// minutes, 2-core CPU in about 2 hours, one GPU).
 std::vector<std::string> TrainPresetNames();
 
 // The preset `preset` of `variant`, parsed from its embedded text; its `preset` field is set to

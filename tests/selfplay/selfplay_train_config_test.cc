@@ -29,7 +29,7 @@ proto::TrainConfig Demo() { return PresetTrainConfig("chaco-rex", "demo"); }
 
 // Every registered game has every preset, each one valid, naming its variant and preset.
 TEST(TrainConfigTest, EveryPresetValidates) {
-  EXPECT_EQ(TrainPresetNames(), (std::vector<std::string>{"demo", "gpu"}));
+  EXPECT_EQ(TrainPresetNames(), (std::vector<std::string>{"demo", "long", "gpu"}));
   std::set<std::string> embedded;
   for (const EmbeddedTrainPreset& preset : EmbeddedTrainPresets()) {
     embedded.insert(std::string(preset.variant) + "/" + preset.preset);
@@ -158,6 +158,7 @@ TEST(TrainConfigTest, ValidationNamesTheKeyAndRange) {
       {"selfplay.device=cuda:x", "config key selfplay.device"},
       {"optimizer.device=tpu", "config key optimizer.device"},
       {"selfplay.precision=fp8", "config key selfplay.precision"},
+      {"optimizer.precision=fp16", "config key optimizer.precision"},
       {"selfplay.max_plies=0", "config key selfplay.max_plies"},
       {"selfplay.gumbel_c_visit=0", "config key selfplay.gumbel_c_visit"},
       {"selfplay.temperature=-1", "config key selfplay.temperature"},
@@ -336,7 +337,8 @@ TEST(TrainConfigTest, HashIgnoresStopAndDevicesAndFollowsEverythingElse) {
   for (const char* assignment :
        {"stop.minutes=99", "stop.train_steps=5", "stop.games=7", "preset=gpu",
         "selfplay.device=cuda:1", "selfplay.precision=bf16", "optimizer.device=cuda",
-        "selfplay.cpu_threads=3", "selfplay.actor_threads=4", "optimizer.cpu_threads=2"}) {
+        "optimizer.precision=bf16", "selfplay.cpu_threads=3", "selfplay.actor_threads=4",
+        "optimizer.cpu_threads=2"}) {
     proto::TrainConfig config = base;
     ApplyConfigOverride(config, assignment);
     EXPECT_EQ(TrainConfigHash(config), hash) << assignment;

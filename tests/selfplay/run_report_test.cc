@@ -1,0 +1,61 @@
+// The strength-curve table of a run (selfplay/run_report.h StrengthCurveTable): one row per check
+// and per end-of-run evaluation, a column per fixed opponent, and an error naming a bad file.
+
+#include "selfplay/run_report.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "tests/test_util.h"
+
+namespace vz {
+namespace {
+
+class RunReportTest : public testing::TempDirTest {
+ protected:
+  void WriteMetrics(const std::string& text) { std::ofstream(File("metrics.jsonl")) << text; }
+};
+
+TEST_F(RunReportTest, StrengthCurveTableHasARowPerCheckAndAColumnPerOpponent) {
+  WriteMetrics(
+      R"({"type":"strength","net":"initial","step":0,"selfplay_positions":0,"wall_seconds":6,"opponent":"alphabeta:1","score":0.125,"wins":1,"draws":0,"losses":7})"
+      "\n"
+      R"({"type":"train","step":10,"loss":2.5})"
+      "\n"
+      R"({"type":"strength","net":"initial","step":0,"selfplay_positions":0,"wall_seconds":4,"opponent":"alphabeta:2","score":0,"wins":0,"draws":0,"losses":8})"
+      "\n"
+      "not json\n"
+      R"({"type":"strength","net":"best-0005","step":1250,"selfplay_positions":40000,"wall_seconds":90,"opponent":"alphabeta:1","score":0.5,"wins":2,"draws":4,"losses":2})"
+      "\n"
+      R"({"type":"evaluation","step":1300,"opponent":"initial net","score":1,"wins":40,"draws":0,"losses":0})"
+      "\n"
+      R"({"type":"evaluation","step":1300,"opponent":"alphabeta:2","score":0.25,"wins":5,"draws":10,"losses":25})"
+      "\n");
+  EXPECT_EQ(StrengthCurveTable(dir_.string()),
+            "| net | step | self-play positions | minutes | vs alphabeta:1 | vs alphabeta:2 |\n"
+            "| --- | ---: | ---: | ---: | ---: | ---: |\n"
+            "| initial | 0 | 0 | 0.1 | 0.125 (1-0-7) | 0.000 (0-0-8) |\n"
+            "| best-0005 | 1250 | 40000 | 1.5 | 0.500 (2-4-2) |  |\n"
+            "| evaluation | 1300 |  |  |  | 0.250 (5-10-25) |\n");
+}
+
+TEST_F(RunReportTest, NoStrengthChecksIsAnEmptyTable) {
+  WriteMetrics(R"({"type":"train","step":10,"loss":2.5})"
+               "\n");
+  EXPECT_EQ(StrengthCurveTable(dir_.string()), "");
+}
+
+TEST_F(RunReportTest, BadFilesAreErrorsNamingTheRun) {
+  EXPECT_NE(testing::ErrorOf([&] { StrengthCurveTable(File("missing")); }).find("metrics.jsonl"),
+            std::string::npos);
+  WriteMetrics(R"({"type":"strength","opponent":"alphabeta:1","step":"seven"})"
+               "\n");
+  const std::string error = testing::ErrorOf([&] { StrengthCurveTable(dir_.string()); });
+  EXPECT_NE(error.find("malformed field"), std::string::npos) << error;
+  EXPECT_NE(error.find(dir_.string()), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace vz
