@@ -1,7 +1,9 @@
-// `vzero report RUN_DIR`: the summary of a training run and its plots, redrawn from metrics.jsonl.
+// `vzero report RUN_DIR`: the summary of a training run and its plots, redrawn from metrics.jsonl;
+// `vzero report --table RUN_DIR`: its strength curve as a Markdown table.
 
 #include <fmt/core.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -15,9 +17,17 @@ namespace {
 void RunReportCommand(const std::string& run_dir, bool table) {
   if (table) {
     const std::string curve = StrengthCurveTable(run_dir);
-    if (curve.empty())
-      throw Error(fmt::format("run {}: no strength checks in metrics.jsonl", run_dir));
+    if (curve.empty()) {
+      throw Error(fmt::format(
+          "run {}: no strength checks or evaluations against fixed opponents in metrics.jsonl",
+          run_dir));
+    }
     fmt::print("{}", curve);
+    const int skipped = SummarizeRunMetrics(run_dir).bad_lines;
+    if (skipped > 0) {
+      fmt::print(stderr, "{} line(s) of {}/metrics.jsonl skipped (not JSON objects)\n", skipped,
+                 run_dir);
+    }
     return;
   }
   const RunMetricsSummary summary = SummarizeRunMetrics(run_dir);

@@ -63,6 +63,7 @@ struct Trainer::Impl {
   virtual NetFile ExportNet(uint64_t games, const std::string& parent,
                             const std::string& source_revision) const = 0;
   virtual int64_t step() const = 0;
+  virtual std::string precision() const = 0;
   virtual double LearningRate(int64_t step) const = 0;
   virtual uint64_t NextRandom() = 0;
 };

@@ -51,6 +51,7 @@ struct TorchTrainer final : Trainer::Impl {
   NetFile ExportNet(uint64_t games, const std::string& parent,
                     const std::string& source_revision) const override;
   int64_t step() const override { return steps; }
+  std::string precision() const override { return options.precision; }
   double LearningRate(int64_t step) const override;
   uint64_t NextRandom() override;
 
@@ -104,8 +105,10 @@ struct TorchTrainer final : Trainer::Impl {
     return {policy.to(torch::kFloat32), value.to(torch::kFloat32)};
   }
 
-  // Loss terms and metrics of `batch`; the total loss stays on the autograd graph.
-  torch::Tensor Loss(const TrainingBatch& batch, TrainMetrics& metrics) {
+  // Loss terms of `batch`: {the total loss, on the autograd graph; the metrics [5] on the
+  // device, fp32, off the graph: policy loss, value loss, total loss, policy accuracy, value
+  // accuracy}. Nothing is read back to the host here (ReadMetrics does, once per step).
+  std::pair<torch::Tensor, torch::Tensor> Loss(const TrainingBatch& batch) {
     const NetArchitecture& a = header.architecture;
     const int64_t n = batch.size;
     auto from = [&](const std::vector<float>& values, std::vector<int64_t> shape) {
@@ -127,29 +130,32 @@ struct TorchTrainer final : Trainer::Impl {
         -(policy_target * torch::log_softmax(policy, 1)).sum(1).mean();
     const torch::Tensor value_loss = -(wdl_target * torch::log_softmax(value, 1)).sum(1).mean();
     const torch::Tensor loss = policy_loss + value_loss;
-    {
-      // The metrics are computed on the device and read back in one copy (one synchronisation
-      // per step, not one per scalar and parameter).
-      torch::NoGradGuard no_grad;
-      std::vector<torch::Tensor> squares;
-      for (const torch::Tensor& parameter : net->parameters()) {
-        squares.push_back(parameter.square().sum().to(torch::kFloat32));
-      }
-      const torch::Tensor values =
-          torch::stack({policy_loss, value_loss, loss,
-                        (policy.argmax(1) == policy_target.argmax(1)).to(torch::kFloat32).mean(),
-                        (value.argmax(1) == wdl_target.argmax(1)).to(torch::kFloat32).mean(),
-                        torch::stack(squares).sum()})
-              .to(torch::kCPU, torch::kFloat64);
-      const double* v = values.data_ptr<double>();
-      metrics.policy_loss = v[0];
-      metrics.value_loss = v[1];
-      metrics.loss = v[2];
-      metrics.policy_accuracy = v[3];
-      metrics.value_accuracy = v[4];
-      metrics.weight_penalty = 0.5 * options.weight_decay * v[5];
+    torch::NoGradGuard no_grad;
+    const torch::Tensor metrics =
+        torch::stack({policy_loss, value_loss, loss,
+                      (policy.argmax(1) == policy_target.argmax(1)).to(torch::kFloat32).mean(),
+                      (value.argmax(1) == wdl_target.argmax(1)).to(torch::kFloat32).mean()})
+            .detach();
+    return {loss, metrics};
+  }
+
+  // `metrics` [5] (Loss, averaged over micro-batches and ranks) and the weight penalty, read
+  // back to the host in one copy: one synchronisation per step.
+  void ReadMetrics(const torch::Tensor& metrics, TrainMetrics& out) {
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> squares;
+    for (const torch::Tensor& parameter : net->parameters()) {
+      squares.push_back(parameter.square().sum());
     }
-    return loss;
+    const torch::Tensor host = torch::cat({metrics, torch::stack(squares).sum().reshape({1})})
+                                   .to(torch::kCPU, torch::kFloat64);
+    const double* v = host.data_ptr<double>();
+    out.policy_loss = v[0];
+    out.value_loss = v[1];
+    out.loss = v[2];
+    out.policy_accuracy = v[3];
+    out.value_accuracy = v[4];
+    out.weight_penalty = 0.5 * options.weight_decay * v[5];
   }
 
   // The parameters and floating-point buffers (batch-norm running statistics): what every rank
@@ -164,8 +170,8 @@ struct TorchTrainer final : Trainer::Impl {
 
   // Backward over `parts` consecutive micro-batches of `batch` (TrainerOptions::micro_batches):
   // each from the same running statistics, gradients of the mean loss, statistics and metrics
-  // averaged.
-  void MicroBatchBackward(const TrainingBatch& batch, int parts, TrainMetrics& metrics) {
+  // averaged. Returns the metrics [5] of Loss, averaged over the parts, on the device.
+  torch::Tensor MicroBatchBackward(const TrainingBatch& batch, int parts) {
     const NetArchitecture& a = header.architecture;
     const size_t n = size_t(batch.size / parts);
     const size_t input = size_t(a.input_planes) * a.height * a.width;
@@ -181,6 +187,7 @@ struct TorchTrainer final : Trainer::Impl {
     }
     TrainingBatch part;
     part.size = int(n);
+    torch::Tensor metrics;
     auto slice = [&](const auto& values, size_t width, int k, auto& out) {
       out.assign(values.begin() + ptrdiff_t(size_t(k) * n * width),
                  values.begin() + ptrdiff_t(size_t(k + 1) * n * width));
@@ -198,31 +205,25 @@ struct TorchTrainer final : Trainer::Impl {
         torch::NoGradGuard no_grad;
         for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(start[i]);
       }
-      TrainMetrics m;
-      (Loss(part, m) / double(parts)).backward();
-      {
-        torch::NoGradGuard no_grad;
-        for (size_t i = 0; i < buffers.size(); ++i) {
-          if (sums[i].defined()) sums[i].add_(buffers[i]);
-        }
+      auto [loss, part_metrics] = Loss(part);
+      (loss / double(parts)).backward();
+      torch::NoGradGuard no_grad;
+      for (size_t i = 0; i < buffers.size(); ++i) {
+        if (sums[i].defined()) sums[i].add_(buffers[i]);
       }
-      metrics.loss += m.loss / parts;
-      metrics.policy_loss += m.policy_loss / parts;
-      metrics.value_loss += m.value_loss / parts;
-      metrics.policy_accuracy += m.policy_accuracy / parts;
-      metrics.value_accuracy += m.value_accuracy / parts;
-      metrics.weight_penalty = m.weight_penalty;
+      metrics = metrics.defined() ? metrics + part_metrics : part_metrics.clone();
     }
     // Floating buffers: the mean over the parts; counters (num_batches_tracked) as after one.
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < buffers.size(); ++i) {
       if (sums[i].defined()) buffers[i].copy_(sums[i].div_(double(parts)));
     }
+    return metrics.div_(double(parts));
   }
 
-  // Data parallelism: gradients, floating buffers and metrics averaged over the ranks in one
-  // all-reduce.
-  void AllReduce(TrainMetrics& metrics) {
+  // Data parallelism: gradients, floating buffers and the metrics [5] of Loss (on the device,
+  // averaged in place) averaged over the ranks in one all-reduce.
+  void AllReduce(torch::Tensor& metrics) {
     std::vector<torch::Tensor> tensors;
     for (torch::Tensor& parameter : net->parameters()) {
       if (!parameter.grad().defined()) parameter.mutable_grad() = torch::zeros_like(parameter);
@@ -231,21 +232,8 @@ struct TorchTrainer final : Trainer::Impl {
     for (const torch::Tensor& buffer : net->buffers()) {
       if (buffer.is_floating_point()) tensors.push_back(buffer);
     }
-    const torch::Tensor values =
-        torch::tensor({metrics.loss, metrics.policy_loss, metrics.value_loss,
-                       metrics.policy_accuracy, metrics.value_accuracy},
-                      torch::kFloat64)
-            .to(torch::kFloat32)
-            .to(device);
-    tensors.push_back(values);
+    tensors.push_back(metrics);
     AllReduceMean(*options.process_group, tensors);
-    const torch::Tensor host = values.to(torch::kCPU).to(torch::kFloat64);
-    const double* v = host.data_ptr<double>();
-    metrics.loss = v[0];
-    metrics.policy_loss = v[1];
-    metrics.value_loss = v[2];
-    metrics.policy_accuracy = v[3];
-    metrics.value_accuracy = v[4];
   }
 
   // Every rank takes rank 0's weights and running statistics.
@@ -273,10 +261,12 @@ TorchTrainer::TorchTrainer(const NetFile& net, const TrainerOptions& options) {
   if (options.micro_batches < 1) {
     throw Error(fmt::format("micro_batches {} must be at least 1", options.micro_batches));
   }
-  if (options.precision != "fp32" && options.precision != "bf16") {
-    throw Error(fmt::format("training precision '{}': expected fp32 or bf16", options.precision));
+  if (options.precision != "auto" && options.precision != "fp32" && options.precision != "bf16") {
+    throw Error(
+        fmt::format("training precision '{}': expected auto, fp32 or bf16", options.precision));
   }
   s.device = ParseDevice(options.device);
+  if (s.options.precision == "auto") s.options.precision = s.device.is_cuda() ? "bf16" : "fp32";
   torch::manual_seed(options.seed);
   s.net = PolicyValueNet(net.architecture);
   ImportTensors(s.net, net, "trainer start");
@@ -326,13 +316,16 @@ TrainMetrics TorchTrainer::Step(const TrainingBatch& batch) {
     for (auto& group : s.optimizer->param_groups()) group.options().set_lr(metrics.learning_rate);
     s.net->train();
     s.optimizer->zero_grad();
+    torch::Tensor values;
     if (parts == 1) {
-      torch::Tensor loss = s.Loss(batch, metrics);
+      auto [loss, loss_metrics] = s.Loss(batch);
       loss.backward();
+      values = loss_metrics;
     } else {
-      s.MicroBatchBackward(batch, parts, metrics);
+      values = s.MicroBatchBackward(batch, parts);
     }
-    if (s.options.process_group != nullptr) s.AllReduce(metrics);
+    if (s.options.process_group != nullptr) s.AllReduce(values);
+    s.ReadMetrics(values, metrics);
     // Before the update: a non-finite loss (NaN weights from a corrupted net, or divergence) must
     // neither reach the weights nor a checkpoint. Every rank sees the same averaged loss.
     if (!std::isfinite(metrics.loss)) {
@@ -357,7 +350,7 @@ TrainMetrics TorchTrainer::Evaluate(const TrainingBatch& batch) {
   TrainMetrics metrics;
   torch::NoGradGuard no_grad;
   s.net->eval();
-  s.Loss(batch, metrics);
+  s.ReadMetrics(s.Loss(batch).second, metrics);
   metrics.step = s.steps;
   metrics.learning_rate = LearningRate(s.steps);
   return metrics;

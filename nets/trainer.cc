@@ -33,6 +33,8 @@ NetFile Trainer::ExportNet(uint64_t games, const std::string& parent,
 
 int64_t Trainer::step() const { return impl_->step(); }
 
+std::string Trainer::precision() const { return impl_->precision(); }
+
 double Trainer::LearningRate(int64_t step) const { return impl_->LearningRate(step); }
 
 uint64_t Trainer::NextRandom() { return impl_->NextRandom(); }

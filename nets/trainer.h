@@ -40,9 +40,12 @@ struct TrainerOptions {
   double final_learning_rate_fraction = 0.01;
   std::string device = "cpu";
   // "fp32", or "bf16": mixed precision (Micikevicius et al. 2018, with bf16 needing no loss
-  // scaling): the forward pass under LibTorch's autocast for the device (convolutions and matrix
-  // products in bf16), weights, gradients, optimizer state and the losses in fp32. Anything else
-  // is an error of the constructor.
+  // scaling): the forward passes of Step and Evaluate under LibTorch's autocast for the device
+  // (convolutions and matrix products in bf16), weights, gradients, optimizer state and the
+  // losses in fp32; autocast is state of the calling thread, set and restored around each
+  // forward pass, so other threads (self-play evaluators) are not affected. Predict always runs
+  // in fp32. "auto": bf16 on a CUDA device, fp32 on the CPU. Anything else is an error of the
+  // constructor.
   std::string precision = "fp32";
   uint64_t seed = 1;
   // Data-parallel training (nets/distributed.h; PyTorch DDP's semantics): when set, the
@@ -129,6 +132,8 @@ class Trainer {
 
   // Optimizer steps taken so far (restored from a checkpoint).
   int64_t step() const;
+  // The precision in force: "fp32" or "bf16" (TrainerOptions::precision, "auto" resolved).
+  std::string precision() const;
   // The learning rate of the options' schedule (warmup, then constant, step or cosine) at
   // optimizer step `step` >= 0 (arithmetic on the options; no tensor work).
   double LearningRate(int64_t step) const;

@@ -190,9 +190,7 @@ class TrainerRole {
     options.total_steps = int64_t(o.total_steps());
     options.warmup_steps = int64_t(o.warmup_steps());
     options.device = ResolveDevice(o.device(), env_.local_rank);
-    options.precision = o.precision() == "fp32" || o.precision() == "bf16"
-                            ? o.precision()
-                            : (options.device.starts_with("cuda") ? "bf16" : "fp32");
+    options.precision = o.precision().empty() ? "auto" : o.precision();
     options.seed = config_.seed();
     options.process_group = group_;
     trainer_ = std::make_unique<nets::Trainer>(initial, options);
@@ -206,7 +204,7 @@ class TrainerRole {
           "trainer of {} ({}): step {}; {}; training on {} in {}, global batch {} ({} per rank); "
           "gating {}",
           dir_.string(), G::kName, trainer_->step(), env_.Describe(), options.device,
-          options.precision, batch, local_batch_,
+          trainer_->precision(), batch, local_batch_,
           GatingOn() ? "on (candidates for `vzero gate`)" : "off (every candidate is promoted)"));
       // A candidate cut short by a stop between its checkpoint and its export.
       const int64_t every = int64_t(config_.optimizer().checkpoint_every_steps());

@@ -296,12 +296,33 @@ std::string ScoreCell(const json& m) {
                      m.value("draws", 0), m.value("losses", 0));
 }
 
+// `text` inside a Markdown table cell: a '|' would end the cell.
+std::string CellText(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+// An "evaluation" line against a fixed opponent of `strength` (not the initial net or rollout).
+bool FixedOpponentEvaluation(const json& m) {
+  return Type(m) == "evaluation" && m.value("fixed_opponent", false);
+}
+
 std::string CurveTable(const std::string& run_dir) {
   int bad_lines = 0;
   const std::vector<json> metrics = ReadMetrics(run_dir, bad_lines);
-  const auto opponents = StrengthByOpponent(metrics);
+  // The columns: every fixed opponent of a strength check or of the end-of-run evaluation, in
+  // the order they first appear.
+  std::vector<std::string> opponents;
+  for (const json& m : metrics) {
+    if (Type(m) != "strength" && !FixedOpponentEvaluation(m)) continue;
+    const std::string opponent = m.value("opponent", std::string("?"));
+    if (std::find(opponents.begin(), opponents.end(), opponent) == opponents.end()) {
+      opponents.push_back(opponent);
+    }
+  }
   if (opponents.empty()) return "";
-  // Rows in the order of the run: a check is one (kind, step) pair, its cells one per opponent.
+  // The rows, in the order of metrics.jsonl: one per (kind, step), a cell per opponent.
   struct Row {
     std::string kind;  // "strength" or "evaluation"
     int64_t step = 0;
@@ -311,11 +332,10 @@ std::string CurveTable(const std::string& run_dir) {
   std::vector<Row> rows;
   for (const json& m : metrics) {
     const std::string type = Type(m);
-    if (type != "strength" && type != "evaluation") continue;
+    if (type != "strength" && !FixedOpponentEvaluation(m)) continue;
     const std::string opponent = m.value("opponent", std::string("?"));
-    const auto column = std::find_if(opponents.begin(), opponents.end(),
-                                     [&](const auto& entry) { return entry.first == opponent; });
-    if (column == opponents.end()) continue;  // an evaluation against no fixed opponent
+    const size_t column =
+        size_t(std::find(opponents.begin(), opponents.end(), opponent) - opponents.begin());
     const int64_t step = m.value("step", int64_t{0});
     auto row = std::find_if(rows.begin(), rows.end(),
                             [&](const Row& r) { return r.kind == type && r.step == step; });
@@ -323,55 +343,52 @@ std::string CurveTable(const std::string& run_dir) {
       row =
           rows.insert(rows.end(), Row{type, step, &m, std::vector<std::string>(opponents.size())});
     }
-    row->cells[size_t(column - opponents.begin())] = ScoreCell(m);
+    row->cells[column] = ScoreCell(m);
   }
   std::string table = "| net | step | self-play positions | minutes |";
   std::string rule = "| --- | ---: | ---: | ---: |";
-  for (const auto& [opponent, lines] : opponents) {
-    table += fmt::format(" vs {} |", opponent);
+  for (const std::string& opponent : opponents) {
+    table += fmt::format(" vs {} |", CellText(opponent));
     rule += " ---: |";
   }
   table += "\n" + rule + "\n";
   for (const Row& row : rows) {
     const json& m = *row.first;
     const bool check = row.kind == "strength";
-    table +=
-        fmt::format("| {} | {} | {} | {} |",
-                    check ? m.value("net", std::string("?")) : std::string("evaluation"), row.step,
-                    check ? std::to_string(m.value("selfplay_positions", int64_t{0})) : "",
-                    check ? fmt::format("{:.1f}", Number(m, "wall_seconds") / 60.0) : "");
+    table += fmt::format(
+        "| {} | {} | {} | {} |",
+        check ? CellText(m.value("net", std::string("?"))) : std::string("evaluation"), row.step,
+        check ? std::to_string(m.value("selfplay_positions", int64_t{0})) : "",
+        check ? fmt::format("{:.1f}", Number(m, "wall_seconds") / 60.0) : "");
     for (const std::string& cell : row.cells) table += " " + cell + " |";
     table += "\n";
   }
   return table;
 }
 
-}  // namespace
-
-// A metrics line that is JSON but holds a field of another type than expected is an error naming
-// the file, not a crash.
-RunMetricsSummary SummarizeRunMetrics(const std::string& run_dir) {
+// Calls `read` (a function of metrics.jsonl's contents); a line that is JSON but holds a field of
+// another type than expected is an error naming the run, not a crash.
+template <class F>
+auto WithMetricsErrors(const std::string& run_dir, F&& read) {
   try {
-    return Summarize(run_dir);
+    return read(run_dir);
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("run {}: metrics.jsonl has a malformed field: {}", run_dir, e.what()));
   }
+}
+
+}  // namespace
+
+RunMetricsSummary SummarizeRunMetrics(const std::string& run_dir) {
+  return WithMetricsErrors(run_dir, Summarize);
 }
 
 std::vector<std::string> DrawRunPlots(const std::string& run_dir) {
-  try {
-    return Draw(run_dir);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("run {}: metrics.jsonl has a malformed field: {}", run_dir, e.what()));
-  }
+  return WithMetricsErrors(run_dir, Draw);
 }
 
 std::string StrengthCurveTable(const std::string& run_dir) {
-  try {
-    return CurveTable(run_dir);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("run {}: metrics.jsonl has a malformed field: {}", run_dir, e.what()));
-  }
+  return WithMetricsErrors(run_dir, CurveTable);
 }
 
 }  // namespace vz

@@ -1,7 +1,8 @@
 #pragma once
 
-// Plots and a summary of a training run (`vzero train` draws them at its end, `vzero report
-// RUN_DIR` redraws them): read from the run's metrics.jsonl (selfplay/train_loop.h,
+// Plots, a summary and the strength-curve table of a training run (`vzero train` draws the plots
+// at its end, `vzero report RUN_DIR` redraws them, `vzero report --table RUN_DIR` prints the
+// table): read from the run's metrics.jsonl (selfplay/train_loop.h,
 // selfplay/cluster.h), drawn with gnuplot (an external, packaged tool: `gnuplot` must be on the
 // PATH) as SVG files in RUN_DIR/plots:
 //   losses.svg    total, policy and value loss against the training step
@@ -37,12 +38,14 @@ RunMetricsSummary SummarizeRunMetrics(const std::string& run_dir);
 std::vector<std::string> DrawRunPlots(const std::string& run_dir);
 
 // The strength curve of RUN_DIR/metrics.jsonl as a Markdown table (`vzero report --table`, the
-// tables of docs/strength.md): one row per check of the net self-play uses (its net id, training
-// step, self-play positions and minutes since the run began), then one row per end-of-run
-// evaluation step ("evaluation"), with a column per fixed opponent holding "score (W-D-L)" of
-// the net against it, "" where a row has no match against that opponent. "" when the run has
-// no strength lines. Throws vz::Error naming the file if metrics.jsonl cannot be read or holds a
-// field of the wrong type.
+// tables of docs/strength.md): rows in the order of metrics.jsonl, one per strength check of the
+// net self-play uses (its net id, training step, self-play positions and minutes since the run
+// began) and one per end-of-run evaluation ("evaluation", its step), with a column per fixed
+// opponent (of the checks or of the evaluation's `fixed_opponent` lines) holding "score (W-D-L)"
+// of the net against it, "" where a row has no match against that opponent; a '|' of a name is
+// escaped. "" when the run has no such lines. Lines that are not JSON objects are skipped
+// (RunMetricsSummary::bad_lines counts them). Throws vz::Error naming the file if
+// metrics.jsonl cannot be read or holds a field of the wrong type.
 std::string StrengthCurveTable(const std::string& run_dir);
 
 }  // namespace vz

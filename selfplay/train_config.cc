@@ -534,7 +534,8 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
   CheckUnsigned("optimizer.checkpoint_every_steps", o.checkpoint_every_steps(), 1, 1000000000);
   CheckDevice("optimizer.device", o.device());
   CheckUnsigned("optimizer.cpu_threads", o.cpu_threads(), 0, 1024);
-  CheckOneOf("optimizer.precision", o.precision(), {"", "auto", "fp32", "bf16"});
+  if (!o.precision().empty())
+    CheckOneOf("optimizer.precision", o.precision(), {"auto", "fp32", "bf16"});
 
   ValidateGatingAndStrength(config);
 

@@ -65,7 +65,8 @@ proto::TrainConfig ReadTrainConfigFile(const std::string& path);
 void ApplyConfigOverride(proto::TrainConfig& config, std::string_view assignment);
 
 // Checks every field (ranges listed in selfplay/train_config.cc; variant registered, net preset
-// known, device "auto|cpu|cuda|cuda:N", precision "auto|fp32|fp16|bf16", optimizer "sgd|adamw",
+// known, device "auto|cpu|cuda|cuda:N", selfplay.precision "auto|fp32|fp16|bf16",
+// optimizer.precision "" or "auto|fp32|bf16", optimizer "sgd|adamw",
 // schedule "constant|cosine|step" with total_steps > 0 for cosine and step, adjudication not
 // unspecified, resign_threshold in [0, 0.5], fractions and thresholds in [0, 1], game counts of
 // gating, evaluation and strength checks even (whole pairs); gating.mode "", "none", "threshold" or

@@ -297,6 +297,10 @@ TEST(TrainerTest, Bf16MixedPrecisionTrainsLikeFp32) {
   // Autocast ends with each bf16 step: a fp32 trainer computes exactly what it did before.
   Trainer again(FreshNetForGame<G>("tiny", 1), TrainerOptions{});
   EXPECT_EQ(again.Evaluate(set).loss, reference.loss);
+  EXPECT_EQ(bf16.precision(), "bf16");
+  EXPECT_EQ(fp32.precision(), "fp32");
+  options.precision = "auto";  // fp32 on the CPU
+  EXPECT_EQ(Trainer(FreshNetForGame<G>("tiny", 1), options).precision(), "fp32");
   options.precision = "fp16";
   EXPECT_NE(ErrorOf([&] {
               Trainer(FreshNetForGame<G>("tiny", 1), options);

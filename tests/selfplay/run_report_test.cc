@@ -29,9 +29,9 @@ TEST_F(RunReportTest, StrengthCurveTableHasARowPerCheckAndAColumnPerOpponent) {
       "not json\n"
       R"({"type":"strength","net":"best-0005","step":1250,"selfplay_positions":40000,"wall_seconds":90,"opponent":"alphabeta:1","score":0.5,"wins":2,"draws":4,"losses":2})"
       "\n"
-      R"({"type":"evaluation","step":1300,"opponent":"initial net","score":1,"wins":40,"draws":0,"losses":0})"
+      R"({"type":"evaluation","step":1300,"opponent":"initial net","fixed_opponent":false,"score":1,"wins":40,"draws":0,"losses":0})"
       "\n"
-      R"({"type":"evaluation","step":1300,"opponent":"alphabeta:2","score":0.25,"wins":5,"draws":10,"losses":25})"
+      R"({"type":"evaluation","step":1300,"opponent":"alphabeta:2","fixed_opponent":true,"score":0.25,"wins":5,"draws":10,"losses":25})"
       "\n");
   EXPECT_EQ(StrengthCurveTable(dir_.string()),
             "| net | step | self-play positions | minutes | vs alphabeta:1 | vs alphabeta:2 |\n"
@@ -41,9 +41,26 @@ TEST_F(RunReportTest, StrengthCurveTableHasARowPerCheckAndAColumnPerOpponent) {
             "| evaluation | 1300 |  |  |  | 0.250 (5-10-25) |\n");
 }
 
-TEST_F(RunReportTest, NoStrengthChecksIsAnEmptyTable) {
-  WriteMetrics(R"({"type":"train","step":10,"loss":2.5})"
-               "\n");
+// A run without in-run checks (strength.every_checkpoints 0) still has the end-of-run evaluation
+// against its fixed opponents; a '|' in a name does not break the table.
+TEST_F(RunReportTest, EvaluationAloneMakesATable) {
+  WriteMetrics(
+      R"({"type":"evaluation","step":500,"opponent":"rollout search","fixed_opponent":false,"score":1,"wins":4,"draws":0,"losses":0})"
+      "\n"
+      R"({"type":"evaluation","step":500,"opponent":"x|y","fixed_opponent":true,"score":0.5,"wins":1,"draws":2,"losses":1})"
+      "\n");
+  EXPECT_EQ(StrengthCurveTable(dir_.string()),
+            "| net | step | self-play positions | minutes | vs x\\|y |\n"
+            "| --- | ---: | ---: | ---: | ---: |\n"
+            "| evaluation | 500 |  |  | 0.500 (1-2-1) |\n");
+}
+
+TEST_F(RunReportTest, NoFixedOpponentsIsAnEmptyTable) {
+  WriteMetrics(
+      R"({"type":"train","step":10,"loss":2.5})"
+      "\n"
+      R"({"type":"evaluation","step":10,"opponent":"initial net","fixed_opponent":false,"score":1,"wins":4,"draws":0,"losses":0})"
+      "\n");
   EXPECT_EQ(StrengthCurveTable(dir_.string()), "");
 }
 

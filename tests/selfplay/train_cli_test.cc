@@ -300,6 +300,24 @@ TEST_F(TrainCliTest, StrengthIsMeasuredInsideTheRunAndNoGatingPromotesEveryCandi
   EXPECT_NE(done.output.find("best net vs alphabeta:1: W "), std::string::npos) << done.output;
   const Execution report = RunVzero({"report", run.string()});
   EXPECT_NE(report.output.find("strength vs alphabeta:1: "), std::string::npos) << report.output;
+  // The curve as a table: the initial net's check, then the evaluation's row.
+  const Execution table = RunVzero({"report", "--table", run.string()});
+  EXPECT_EQ(table.status, 0) << table.output;
+  EXPECT_EQ(
+      table.output.rfind("| net | step | self-play positions | minutes | vs alphabeta:1 |", 0), 0u)
+      << table.output;
+  EXPECT_NE(table.output.find("\n| initial | 0 | "), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find("\n| evaluation | 18 |  |  | "), std::string::npos) << table.output;
+  // A run without fixed opponents has no table: one line naming the run.
+  const fs::path bare = dir_ / "bare";
+  fs::create_directories(bare);
+  std::ofstream(bare / "metrics.jsonl") << R"({"type":"train","step":1,"loss":3})"
+                                        << "\n";
+  const Execution no_table = RunVzero({"report", "--table", bare.string()});
+  EXPECT_EQ(no_table.status, 1);
+  EXPECT_NE(no_table.output.find("run " + bare.string() + ": no strength checks"),
+            std::string::npos)
+      << no_table.output;
   if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
     EXPECT_TRUE(fs::exists(run / "plots" / "strength.svg")) << done.output;
   }
