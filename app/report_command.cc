@@ -16,14 +16,14 @@ namespace {
 
 void RunReportCommand(const std::string& run_dir, bool table) {
   if (table) {
-    const std::string curve = StrengthCurveTable(run_dir);
+    int skipped = 0;
+    const std::string curve = StrengthCurveTable(run_dir, &skipped);
     if (curve.empty()) {
       throw Error(fmt::format(
           "run {}: no strength checks or evaluations against fixed opponents in metrics.jsonl",
           run_dir));
     }
     fmt::print("{}", curve);
-    const int skipped = SummarizeRunMetrics(run_dir).bad_lines;
     if (skipped > 0) {
       fmt::print(stderr, "{} line(s) of {}/metrics.jsonl skipped (not JSON objects)\n", skipped,
                  run_dir);

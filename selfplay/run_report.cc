@@ -308,8 +308,7 @@ bool FixedOpponentEvaluation(const json& m) {
   return Type(m) == "evaluation" && m.value("fixed_opponent", false);
 }
 
-std::string CurveTable(const std::string& run_dir) {
-  int bad_lines = 0;
+std::string CurveTable(const std::string& run_dir, int& bad_lines) {
   const std::vector<json> metrics = ReadMetrics(run_dir, bad_lines);
   // The columns: every fixed opponent of a strength check or of the end-of-run evaluation, in
   // the order they first appear.
@@ -387,8 +386,12 @@ std::vector<std::string> DrawRunPlots(const std::string& run_dir) {
   return WithMetricsErrors(run_dir, Draw);
 }
 
-std::string StrengthCurveTable(const std::string& run_dir) {
-  return WithMetricsErrors(run_dir, CurveTable);
+std::string StrengthCurveTable(const std::string& run_dir, int* bad_lines) {
+  int skipped = 0;
+  std::string table =
+      WithMetricsErrors(run_dir, [&](const std::string& dir) { return CurveTable(dir, skipped); });
+  if (bad_lines != nullptr) *bad_lines = skipped;
+  return table;
 }
 
 }  // namespace vz

@@ -43,9 +43,9 @@ std::vector<std::string> DrawRunPlots(const std::string& run_dir);
 // began) and one per end-of-run evaluation ("evaluation", its step), with a column per fixed
 // opponent (of the checks or of the evaluation's `fixed_opponent` lines) holding "score (W-D-L)"
 // of the net against it, "" where a row has no match against that opponent; a '|' of a name is
-// escaped. "" when the run has no such lines. Lines that are not JSON objects are skipped
-// (RunMetricsSummary::bad_lines counts them). Throws vz::Error naming the file if
-// metrics.jsonl cannot be read or holds a field of the wrong type.
-std::string StrengthCurveTable(const std::string& run_dir);
+// escaped. "" when the run has no such lines. Lines that are not JSON objects are skipped and
+// counted in `*bad_lines` when it is given. Throws vz::Error naming the file if metrics.jsonl
+// cannot be read or holds a field of the wrong type.
+std::string StrengthCurveTable(const std::string& run_dir, int* bad_lines = nullptr);
 
 }  // namespace vz

@@ -33,6 +33,15 @@ TrainingBatch FixedSet(int count, uint64_t seed) {
   return testing::RandomTrainingBatch<G>(count, seed, 60, 4);
 }
 
+// AdamW at 3e-3 with weight decay 1e-4: fast enough for a tiny net to overfit a small fixed set.
+TrainerOptions OverfitOptions() {
+  TrainerOptions options;
+  options.optimizer = "adamw";
+  options.learning_rate = 3e-3;
+  options.weight_decay = 1e-4;
+  return options;
+}
+
 // Both policy heads: "tiny" has the conv head, "tiny-fc" the fully connected one.
 class TrainerHeadTest : public ::testing::TestWithParam<const char*> {};
 INSTANTIATE_TEST_SUITE_P(Heads, TrainerHeadTest, ::testing::Values("tiny", "tiny-fc"));
@@ -40,11 +49,7 @@ INSTANTIATE_TEST_SUITE_P(Heads, TrainerHeadTest, ::testing::Values("tiny", "tiny
 TEST_P(TrainerHeadTest, TinyNetOverfitsASmallFixedSet) {
   using G = draughts::DraughtsGame;
   const TrainingBatch set = FixedSet<G>(32, 1);
-  TrainerOptions options;
-  options.optimizer = "adamw";
-  options.learning_rate = 3e-3;
-  options.weight_decay = 1e-4;
-  Trainer trainer(FreshNetForGame<G>(GetParam(), 1), options);
+  Trainer trainer(FreshNetForGame<G>(GetParam(), 1), OverfitOptions());
   const TrainMetrics first = trainer.Evaluate(set);
   TrainMetrics last;
   for (int step = 0; step < 300; ++step) last = trainer.Step(set);
@@ -273,9 +278,7 @@ TEST(TrainerTest, NonFiniteLossStopsTrainingAndIsNeverCheckpointed) {
 TEST(TrainerTest, Bf16MixedPrecisionTrainsLikeFp32) {
   using G = draughts::DraughtsGame;
   const TrainingBatch set = FixedSet<G>(32, 1);
-  TrainerOptions options;
-  options.optimizer = "adamw";
-  options.learning_rate = 3e-3;
+  TrainerOptions options = OverfitOptions();
   Trainer fp32(FreshNetForGame<G>("tiny", 1), options);
   options.precision = "bf16";
   Trainer bf16(FreshNetForGame<G>("tiny", 1), options);

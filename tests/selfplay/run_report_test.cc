@@ -33,6 +33,9 @@ TEST_F(RunReportTest, StrengthCurveTableHasARowPerCheckAndAColumnPerOpponent) {
       "\n"
       R"({"type":"evaluation","step":1300,"opponent":"alphabeta:2","fixed_opponent":true,"score":0.25,"wins":5,"draws":10,"losses":25})"
       "\n");
+  int bad_lines = -1;
+  StrengthCurveTable(dir_.string(), &bad_lines);
+  EXPECT_EQ(bad_lines, 1);  // "not json"
   EXPECT_EQ(StrengthCurveTable(dir_.string()),
             "| net | step | self-play positions | minutes | vs alphabeta:1 | vs alphabeta:2 |\n"
             "| --- | ---: | ---: | ---: | ---: | ---: |\n"
