@@ -45,6 +45,7 @@ void RunNnBenchCommand(const NnBenchOptions& options) {
       net, source, options.device, options.precision, options.batch_sizes, options.seconds);
   fmt::print("nnbench {} on {} ({}), net {} ({}, {} parameters)\n", report.variant, report.device,
              report.precision, source, report.architecture, report.parameters);
+  fmt::print("forward pass: {}\n", report.tuning);
   fmt::print("{:>6} {:>14} {:>12} {:>10}\n", "batch", "positions/s", "ms/batch", "positions");
   for (const nets::NnBenchRow& row : report.rows) {
     fmt::print("{:>6} {:>14.1f} {:>12.3f} {:>10}\n", row.batch_size, row.positions_per_second,

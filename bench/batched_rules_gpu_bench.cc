@@ -6,9 +6,11 @@
 //                                       stream synchronised every iteration) against the CPU twin
 //                                       of cuda/batched_rules.h (one host thread, batches up to
 //                                       16384: its rate does not depend on the batch)
-//   Evaluator/<game>/<cuda|torch>/<batch>  network evaluations/s of a fresh "small" net on
-//                                       cuda:0: the GPU evaluator (nets/cuda_evaluator.h) against
-//                                       the LibTorch evaluator (host encoding and priors)
+//   Evaluator/<game>/<path>/<batch>     network evaluations/s of a fresh "small" net on cuda:0:
+//                                       cuda = the GPU evaluator (nets/cuda_evaluator.h) with the
+//                                       host's moves (its default), cuda-device-moves = the same
+//                                       generating the moves again on the device, torch = the
+//                                       LibTorch evaluator (host encoding and priors)
 // GPU rows report an error ("no CUDA device") where none is present; CPU rows always run.
 // items_per_second is the figure (positions or evaluations per second).
 
@@ -109,8 +111,12 @@ void RulesGpu(benchmark::State& state) {
 }
 
 #if defined(VZ_HAVE_TORCH)
+// The evaluators compared: the LibTorch one on the GPU (planes built on the host), and the GPU
+// evaluator with each move source (nets/cuda_evaluator.h).
+enum class Path { kTorch, kHostMoves, kDeviceMoves };
+
 template <class G>
-void Evaluate(benchmark::State& state, bool gpu_path) {
+void Evaluate(benchmark::State& state, Path path) {
   if (nets::CudaDeviceCount() == 0) {
     state.SkipWithError("no CUDA device");
     for (auto _ : state) {
@@ -123,16 +129,18 @@ void Evaluate(benchmark::State& state, bool gpu_path) {
     std::unique_ptr<Evaluator<G>> evaluator;
     EvalBatch<G> batch;
   };
-  static std::map<std::pair<bool, int>, Setup> setups;
-  Setup& setup = setups[{gpu_path, batch}];
+  static std::map<std::pair<Path, int>, Setup> setups;
+  Setup& setup = setups[{path, batch}];
   if (setup.evaluator == nullptr) {
     nets::SetCpuThreads(1);
     const nets::NetFile net = nets::FreshNetForGame<G>("small", 1);
-    if (gpu_path) {
-      setup.evaluator = nets::MakeNetEvaluator<G>(net, "fresh small", "cuda:0", "auto", batch);
-    } else {
+    if (path == Path::kTorch) {
       setup.evaluator =
           std::make_unique<nets::TorchEvaluator<G>>(net, "fresh small", "cuda:0", "auto", batch);
+    } else {
+      setup.evaluator = std::make_unique<nets::CudaEvaluator<G>>(
+          net, "fresh small", "cuda:0", "auto", batch,
+          path == Path::kHostMoves ? nets::GpuMoveSource::kHost : nets::GpuMoveSource::kDevice);
     }
     std::vector<typename G::Position> positions;
     std::vector<int32_t> repetitions;
@@ -170,18 +178,16 @@ void Register() {
   }
 #if defined(VZ_HAVE_TORCH)
   for (int batch : {64, 256, 1024, 4096}) {
-    benchmark::RegisterBenchmark(("Evaluator/" + game + "/cuda").c_str(),
-                                 [](benchmark::State& state) { Evaluate<G>(state, true); })
-        ->Arg(batch)
-        ->UseRealTime()
-        ->MinTime(0.5)
-        ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("Evaluator/" + game + "/torch").c_str(),
-                                 [](benchmark::State& state) { Evaluate<G>(state, false); })
-        ->Arg(batch)
-        ->UseRealTime()
-        ->MinTime(0.5)
-        ->Unit(benchmark::kMillisecond);
+    for (const auto& [name, path] :
+         {std::pair{"cuda", Path::kHostMoves}, std::pair{"cuda-device-moves", Path::kDeviceMoves},
+          std::pair{"torch", Path::kTorch}}) {
+      benchmark::RegisterBenchmark(("Evaluator/" + game + "/" + name).c_str(),
+                                   [path](benchmark::State& state) { Evaluate<G>(state, path); })
+          ->Arg(batch)
+          ->UseRealTime()
+          ->MinTime(0.5)
+          ->Unit(benchmark::kMillisecond);
+    }
   }
 #endif
 }

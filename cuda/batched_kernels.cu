@@ -19,6 +19,17 @@ __global__ void GatherPriorsKernel(const float* policy_logits, int num_actions,
   }
 }
 
+__global__ void GatherCompactPriorsKernel(const float* policy_logits, int num_actions,
+                                          const int32_t* policy_indices, const int32_t* offsets,
+                                          int batch, bool actions_may_collide, float* priors,
+                                          const float* wdl_logits, float* wdl) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < batch) {
+    GatherCompactPriorsAt(policy_logits, num_actions, policy_indices, offsets, actions_may_collide,
+                          priors, wdl_logits, wdl, i);
+  }
+}
+
 __global__ void MoveDigestsKernel(const Move* moves, int max_moves, const int32_t* counts,
                                   int batch, uint64_t* digests) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -27,15 +38,27 @@ __global__ void MoveDigestsKernel(const Move* moves, int max_moves, const int32_
 
 }  // namespace
 
-void LaunchGatherPriors(const float* policy_logits, int num_actions,
-                        const int32_t* policy_indices, int max_moves, const int32_t* counts,
-                        int batch, bool actions_may_collide, const int32_t* prior_offsets,
-                        float* priors, const float* wdl_logits, float* wdl, Stream stream) {
+void LaunchGatherPriors(const float* policy_logits, int num_actions, const int32_t* policy_indices,
+                        int max_moves, const int32_t* counts, int batch, bool actions_may_collide,
+                        const int32_t* prior_offsets, float* priors, const float* wdl_logits,
+                        float* wdl, Stream stream) {
   const int blocks = BlocksFor(batch, "LaunchGatherPriors");
   if (blocks == 0) return;
   GatherPriorsKernel<<<blocks, kThreads, 0, AsStream(stream)>>>(
       policy_logits, num_actions, policy_indices, max_moves, counts, batch, actions_may_collide,
       prior_offsets, priors, wdl_logits, wdl);
+  VZ_CUDA_CHECK(cudaGetLastError());
+}
+
+void LaunchGatherCompactPriors(const float* policy_logits, int num_actions,
+                               const int32_t* policy_indices, const int32_t* offsets, int batch,
+                               bool actions_may_collide, float* priors, const float* wdl_logits,
+                               float* wdl, Stream stream) {
+  const int blocks = BlocksFor(batch, "LaunchGatherCompactPriors");
+  if (blocks == 0) return;
+  GatherCompactPriorsKernel<<<blocks, kThreads, 0, AsStream(stream)>>>(
+      policy_logits, num_actions, policy_indices, offsets, batch, actions_may_collide, priors,
+      wdl_logits, wdl);
   VZ_CUDA_CHECK(cudaGetLastError());
 }
 

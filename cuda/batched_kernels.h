@@ -61,10 +61,19 @@ void LaunchEncodeBf16(const typename G::Position* positions, int batch,
 // prior_offsets [batch + 1] when that is not nullptr), and wdl [batch][3] = softmax(wdl_logits
 // [batch][3]). Semantics: cuda::GatherPriorsAt (distinct-index masked softmax, shared indices
 // split equally). priors or wdl may be nullptr to skip that part.
-void LaunchGatherPriors(const float* policy_logits, int num_actions,
-                        const int32_t* policy_indices, int max_moves, const int32_t* counts,
-                        int batch, bool actions_may_collide, const int32_t* prior_offsets,
-                        float* priors, const float* wdl_logits, float* wdl, Stream stream);
+void LaunchGatherPriors(const float* policy_logits, int num_actions, const int32_t* policy_indices,
+                        int max_moves, const int32_t* counts, int batch, bool actions_may_collide,
+                        const int32_t* prior_offsets, float* priors, const float* wdl_logits,
+                        float* wdl, Stream stream);
+
+// As LaunchGatherPriors with the policy indices compact, as the host lists them (the GPU
+// evaluator's host move source): policy_indices [offsets[batch]], entry i's at [offsets[i],
+// offsets[i + 1]); priors [offsets[batch]] at the same places; offsets [batch + 1] on the device.
+// Semantics: cuda::GatherCompactPriorsAt.
+void LaunchGatherCompactPriors(const float* policy_logits, int num_actions,
+                               const int32_t* policy_indices, const int32_t* offsets, int batch,
+                               bool actions_may_collide, float* priors, const float* wdl_logits,
+                               float* wdl, Stream stream);
 
 // digests [batch] = MoveListDigest of moves [batch][max_moves] (counts [batch] each).
 void LaunchMoveDigests(const Move* moves, int max_moves, const int32_t* counts, int batch,

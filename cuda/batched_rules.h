@@ -17,8 +17,9 @@
 //   moves             [batch][G::kMaxMoves]          Move; entries [i][0, counts[i]) are position
 //                                                    i's legal moves in G::GenerateMoves order,
 //                                                    the rest are left unwritten
-//   counts            [batch]                       int32 number of legal moves (0 <= c <= kMaxMoves)
-//   policy_indices    [batch][G::kMaxMoves]          int32 InputEncoding<G>::PolicyIndex of each
+//   counts            [batch]                       int32 number of legal moves (0 <= c <=
+//   kMaxMoves) policy_indices    [batch][G::kMaxMoves]          int32 InputEncoding<G>::PolicyIndex
+//   of each
 //                                                    legal move, in [0, G::kNumActions); the rest
 //                                                    unwritten
 //   choices           [batch]                       int32 index into moves[i] of the move to play
@@ -31,6 +32,8 @@
 //   policy_logits     [batch][num_actions]          float32 network policy logits
 //   prior_offsets     [batch + 1]                   int32 (optional) compact prior layout: entry
 //                                                    i's priors at priors[prior_offsets[i] + k]
+//   compact indices   [prior_offsets[batch]]        int32 policy indices in that compact layout
+//                                                    (the host's, GatherCompactPriorsAt)
 //   priors            [batch][max_moves] (no offsets) or [prior_offsets[batch]] (offsets), float32
 //   wdl_logits        [batch][3]                    float32 network value logits (win, draw, loss)
 //   wdl               [batch][3]                    float32 softmax of wdl_logits
@@ -85,8 +88,8 @@ VZ_HD inline uint64_t MoveListDigest(const Move* moves, int count) {
 }
 
 template <class G>
-VZ_HD void LegalMovesAt(const typename G::Position* positions, int i, Move* moves,
-                        int32_t* counts, int32_t* policy_indices) {
+VZ_HD void LegalMovesAt(const typename G::Position* positions, int i, Move* moves, int32_t* counts,
+                        int32_t* policy_indices) {
   const typename G::Position& p = positions[i];
   typename G::MoveList list;
   list.Clear();
@@ -154,18 +157,64 @@ VZ_HD void EncodeBf16At(const typename G::Position* positions, int i,
   for (int k = 0; k < E::kSize; ++k) out[k] = FloatToBf16Bits(scratch[k]);
 }
 
-// Priors of entry i from its policy logits, as nets/torch_evaluator.h computes them: a softmax
-// over the DISTINCT policy indices of the legal moves (everything else masked out), each index's
-// probability shared equally by the moves that have it. Indices outside [0, num_actions) get
-// prior 0 and take no part. Then the WDL softmax of entry i. Either output may be nullptr.
+// Priors of one entry from its policy logits `logits` [num_actions], as nets/torch_evaluator.h
+// computes them: a softmax over the DISTINCT policy indices `indices` [count] of the legal moves
+// (everything else masked out), each index's probability shared equally by the moves that have
+// it, written to out [count]. Indices outside [0, num_actions) get prior 0 and take no part.
+VZ_HD inline void EntryPriors(const float* logits, int num_actions, const int32_t* indices,
+                              int count, bool actions_may_collide, float* out) {
+  auto valid = [&](int k) { return indices[k] >= 0 && indices[k] < num_actions; };
+  // A move counts towards the sum only as the first of its index.
+  auto first_of_index = [&](int k) {
+    if (!actions_may_collide) return true;
+    for (int j = 0; j < k; ++j) {
+      if (indices[j] == indices[k]) return false;
+    }
+    return true;
+  };
+  float max_logit = -INFINITY;
+  for (int k = 0; k < count; ++k) {
+    if (valid(k) && logits[indices[k]] > max_logit) max_logit = logits[indices[k]];
+  }
+  double sum = 0.0;
+  for (int k = 0; k < count; ++k) {
+    if (valid(k) && first_of_index(k)) sum += double(expf(logits[indices[k]] - max_logit));
+  }
+  for (int k = 0; k < count; ++k) {
+    if (!valid(k) || !(sum > 0.0)) {
+      out[k] = 0.0f;
+      continue;
+    }
+    int sharers = 1;
+    if (actions_may_collide) {
+      sharers = 0;
+      for (int j = 0; j < count; ++j) sharers += indices[j] == indices[k];
+    }
+    const float probability = expf(logits[indices[k]] - max_logit);
+    out[k] = float(double(probability) / sum) / float(sharers);
+  }
+}
+
+// wdl [3] = softmax(wdl_logits [3]).
+VZ_HD inline void WdlSoftmax(const float* wdl_logits, float* wdl) {
+  const float m = fmaxf(wdl_logits[0], fmaxf(wdl_logits[1], wdl_logits[2]));
+  const float e0 = expf(wdl_logits[0] - m), e1 = expf(wdl_logits[1] - m),
+              e2 = expf(wdl_logits[2] - m);
+  const float sum = e0 + e1 + e2;
+  wdl[0] = e0 / sum;
+  wdl[1] = e1 / sum;
+  wdl[2] = e2 / sum;
+}
+
+// Priors of entry i (EntryPriors) from the padded policy_indices [batch][max_moves] (counts[i]
+// of them), into priors [batch][max_moves] or, with prior_offsets, at priors[prior_offsets[i]];
+// then the WDL softmax of entry i. Either output may be nullptr.
 VZ_HD inline void GatherPriorsAt(const float* policy_logits, int num_actions,
                                  const int32_t* policy_indices, int max_moves,
                                  const int32_t* counts, bool actions_may_collide,
                                  const int32_t* prior_offsets, float* priors,
                                  const float* wdl_logits, float* wdl, int i) {
   if (priors != nullptr) {
-    const float* logits = policy_logits + size_t(i) * num_actions;
-    const int32_t* indices = policy_indices + size_t(i) * max_moves;
     int count = counts[i];
     if (count > max_moves) count = max_moves;
     if (count < 0) count = 0;
@@ -175,47 +224,27 @@ VZ_HD inline void GatherPriorsAt(const float* policy_logits, int num_actions,
       const int room = prior_offsets[i + 1] - prior_offsets[i];
       if (count > room) count = room;  // never write past the entry's slots
     }
-    auto valid = [&](int k) { return indices[k] >= 0 && indices[k] < num_actions; };
-    // A move counts towards the sum only as the first of its index.
-    auto first_of_index = [&](int k) {
-      if (!actions_may_collide) return true;
-      for (int j = 0; j < k; ++j) {
-        if (indices[j] == indices[k]) return false;
-      }
-      return true;
-    };
-    float max_logit = -INFINITY;
-    for (int k = 0; k < count; ++k) {
-      if (valid(k) && logits[indices[k]] > max_logit) max_logit = logits[indices[k]];
-    }
-    double sum = 0.0;
-    for (int k = 0; k < count; ++k) {
-      if (valid(k) && first_of_index(k)) sum += double(expf(logits[indices[k]] - max_logit));
-    }
-    for (int k = 0; k < count; ++k) {
-      if (!valid(k) || !(sum > 0.0)) {
-        out[k] = 0.0f;
-        continue;
-      }
-      int sharers = 1;
-      if (actions_may_collide) {
-        sharers = 0;
-        for (int j = 0; j < count; ++j) sharers += indices[j] == indices[k];
-      }
-      const float probability = expf(logits[indices[k]] - max_logit);
-      out[k] = float(double(probability) / sum) / float(sharers);
-    }
+    EntryPriors(policy_logits + size_t(i) * num_actions, num_actions,
+                policy_indices + size_t(i) * max_moves, count, actions_may_collide, out);
   }
-  if (wdl != nullptr) {
-    const float* v = wdl_logits + size_t(i) * 3;
-    float* w = wdl + size_t(i) * 3;
-    const float m = fmaxf(v[0], fmaxf(v[1], v[2]));
-    const float e0 = expf(v[0] - m), e1 = expf(v[1] - m), e2 = expf(v[2] - m);
-    const float sum = e0 + e1 + e2;
-    w[0] = e0 / sum;
-    w[1] = e1 / sum;
-    w[2] = e2 / sum;
+  if (wdl != nullptr) WdlSoftmax(wdl_logits + size_t(i) * 3, wdl + size_t(i) * 3);
+}
+
+// As GatherPriorsAt with the policy indices compact, as the host lists them (no move generation
+// on the device): entry i's indices at policy_indices[offsets[i], offsets[i + 1]) and its priors
+// at the same places of priors [offsets[batch]]. An entry with offsets[i + 1] < offsets[i] has
+// no priors.
+VZ_HD inline void GatherCompactPriorsAt(const float* policy_logits, int num_actions,
+                                        const int32_t* policy_indices, const int32_t* offsets,
+                                        bool actions_may_collide, float* priors,
+                                        const float* wdl_logits, float* wdl, int i) {
+  if (priors != nullptr) {
+    const int begin = offsets[i];
+    const int count = offsets[i + 1] > begin ? offsets[i + 1] - begin : 0;
+    EntryPriors(policy_logits + size_t(i) * num_actions, num_actions, policy_indices + begin, count,
+                actions_may_collide, priors + begin);
   }
+  if (wdl != nullptr) WdlSoftmax(wdl_logits + size_t(i) * 3, wdl + size_t(i) * 3);
 }
 
 VZ_HD inline void MoveDigestAt(const Move* moves, int max_moves, const int32_t* counts,
@@ -264,8 +293,7 @@ template <class G>
 void CpuEncodeBf16(const typename G::Position* positions, int batch,
                    const int32_t* repetition_counts, uint16_t* planes) {
   float scratch[InputEncoding<G>::kSize];
-  for (int i = 0; i < batch; ++i)
-    EncodeBf16At<G>(positions, i, repetition_counts, planes, scratch);
+  for (int i = 0; i < batch; ++i) EncodeBf16At<G>(positions, i, repetition_counts, planes, scratch);
 }
 
 inline void CpuGatherPriors(const float* policy_logits, int num_actions,
@@ -275,6 +303,16 @@ inline void CpuGatherPriors(const float* policy_logits, int num_actions,
   for (int i = 0; i < batch; ++i) {
     GatherPriorsAt(policy_logits, num_actions, policy_indices, max_moves, counts,
                    actions_may_collide, prior_offsets, priors, wdl_logits, wdl, i);
+  }
+}
+
+inline void CpuGatherCompactPriors(const float* policy_logits, int num_actions,
+                                   const int32_t* policy_indices, const int32_t* offsets, int batch,
+                                   bool actions_may_collide, float* priors, const float* wdl_logits,
+                                   float* wdl) {
+  for (int i = 0; i < batch; ++i) {
+    GatherCompactPriorsAt(policy_logits, num_actions, policy_indices, offsets, actions_may_collide,
+                          priors, wdl_logits, wdl, i);
   }
 }
 

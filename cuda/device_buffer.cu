@@ -88,6 +88,31 @@ void SynchronizeStream(Stream stream) {
   VZ_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
 }
 
+Event::Event() {
+  cudaEvent_t event = nullptr;
+  VZ_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  event_ = event;
+}
+
+Event::~Event() {
+  if (event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(event_));
+}
+
+Event& Event::operator=(Event&& other) noexcept {
+  if (this != &other) {
+    if (event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(event_));
+    event_ = std::exchange(other.event_, nullptr);
+  }
+  return *this;
+}
+
+void Event::Record(Stream stream) {
+  VZ_CUDA_CHECK(
+      cudaEventRecord(static_cast<cudaEvent_t>(event_), static_cast<cudaStream_t>(stream)));
+}
+
+void Event::Synchronize() { VZ_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(event_))); }
+
 void SynchronizeDevice() { VZ_CUDA_CHECK(cudaDeviceSynchronize()); }
 
 int CurrentDevice() {

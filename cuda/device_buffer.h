@@ -19,9 +19,9 @@ using Stream = void*;
 int DeviceCount();
 
 // Raw calls (throw vz::Error with file, line and CUDA's message on failure).
-void* DeviceAllocate(size_t bytes);     // cudaMalloc on the current device; 0 bytes -> nullptr
+void* DeviceAllocate(size_t bytes);       // cudaMalloc on the current device; 0 bytes -> nullptr
 void DeviceFree(void* pointer) noexcept;  // cudaFree; errors are ignored (destructor use)
-void* PinnedAllocate(size_t bytes);     // cudaHostAlloc (portable); 0 bytes -> nullptr
+void* PinnedAllocate(size_t bytes);       // cudaHostAlloc (portable); 0 bytes -> nullptr
 void PinnedFree(void* pointer) noexcept;  // cudaFreeHost; errors are ignored
 void CopyToDeviceAsync(void* device, const void* host, size_t bytes, Stream stream);
 void CopyToHostAsync(void* host, const void* device, size_t bytes, Stream stream);
@@ -45,6 +45,28 @@ void EnsureStackSize(size_t bytes);
 // Chaco Rex, `nvcc -Xptxas -v`) and the draughts capture recursion (12 captures x 72 bytes on
 // 2.1 KB) both fit.
 inline constexpr size_t kRuleKernelStackBytes = 8192;
+
+// A CUDA event without timing (cudaEventDisableTiming), for waiting on one point of one stream
+// instead of the whole stream or device. Created on the current device; move-only. Throws
+// vz::Error with CUDA's message on failure.
+class Event {
+ public:
+  Event();
+  ~Event();
+  Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+  Event& operator=(Event&& other) noexcept;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+
+  // Marks the point of `stream` reached by the work enqueued so far.
+  void Record(Stream stream);
+  // Blocks the calling thread until the recorded point has run (at once when nothing was
+  // recorded).
+  void Synchronize();
+
+ private:
+  void* event_ = nullptr;  // cudaEvent_t
+};
 
 // Makes device `index` current for the lifetime of the guard and restores the previous one.
 class ScopedDevice {

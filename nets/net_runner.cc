@@ -35,9 +35,18 @@ void CheckFiniteOutputs(std::string_view source, int batch, const int32_t* offse
   }
 }
 
+int PaddedBatchSize(int batch) {
+  if (batch < 1) throw Error(fmt::format("batch size {} is not positive", batch));
+  constexpr int kStep = 512;
+  if (batch > kStep) return (batch + kStep - 1) / kStep * kStep;
+  int padded = 1;
+  while (padded < batch) padded *= 2;
+  return padded;
+}
+
 NetRunner::NetRunner(const NetFile& net, std::string_view source, const std::string& device,
-                     const std::string& precision, bool fold_batch_norm)
-    : impl_(Torch().NewNetRunner(net, source, device, precision, fold_batch_norm)) {}
+                     const std::string& precision, const RunnerOptions& options)
+    : impl_(Torch().NewNetRunner(net, source, device, precision, options)) {}
 
 NetRunner::~NetRunner() = default;
 
@@ -60,6 +69,8 @@ void NetRunner::RunDevice(const void* planes, DeviceInput type, int batch, float
 void* NetRunner::CudaStream() const { return impl_->CudaStream(); }
 
 int NetRunner::CudaDeviceIndex() const { return impl_->CudaDeviceIndex(); }
+
+std::string NetRunner::tuning() const { return impl_->tuning(); }
 
 const NetArchitecture& NetRunner::architecture() const { return impl_->architecture(); }
 

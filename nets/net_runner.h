@@ -39,15 +39,38 @@ int CpuThreads();
 void CheckFiniteOutputs(std::string_view source, int batch, const int32_t* offsets,
                         const float* policy, const float* wdl);
 
+// The batch size a CUDA runner's RunDevice evaluates `batch` >= 1 positions at: the next power of
+// two up to 512, then the next multiple of 512 (at most 1/8 padding above 4096). A few fixed
+// shapes let cuDNN's autotuner and the CUDA graphs see every size once. Throws vz::Error when
+// `batch` < 1.
+int PaddedBatchSize(int batch);
+
+// How a runner lays out its tensors and runs its forward pass (the defaults are the fast ones).
+struct RunnerOptions {
+  // Fold the batch norms into their convolutions at load (nets/model.h FoldBatchNorm); false
+  // keeps the unfolded net, the reference the fold is tested against.
+  bool fold_batch_norm = true;
+  // Memory layout of the convolution weights and inputs: kAuto = channels-last (NHWC, the layout
+  // of the tensor cores' convolution kernels) on a CUDA device, NCHW on the CPU. The outputs are
+  // the same in either layout up to float rounding.
+  enum class Layout { kAuto, kNchw, kChannelsLast };
+  Layout layout = Layout::kAuto;
+  // On a CUDA device, RunDevice replays a CUDA graph captured once per padded batch size
+  // (PaddedBatchSize) instead of launching the forward pass's kernels one by one. Each graph is
+  // checked against the eager forward pass right after its capture; a capture that fails or
+  // disagrees turns the graphs off for this runner (tuning() says why) and the eager path runs.
+  // Ignored on the CPU.
+  bool cuda_graphs = true;
+};
+
 class NetRunner {
  public:
   // Builds the network of `net` on `device` ("cpu", "cuda", "cuda:N") in `precision` and loads
   // its weights. `source` names the net in errors. Throws vz::Error on a bad device or precision
-  // string, a missing device, or missing, unexpected or mis-shaped tensors. The batch norms are
-  // folded into their convolutions (nets/model.h FoldBatchNorm) unless `fold_batch_norm` is false
-  // (the unfolded net is the reference the fold is tested against).
+  // string, a missing device, or missing, unexpected or mis-shaped tensors. On a CUDA device it
+  // turns on cuDNN's autotuner (process-wide) and runs on a CUDA stream of its own.
   NetRunner(const NetFile& net, std::string_view source, const std::string& device,
-            const std::string& precision = "auto", bool fold_batch_norm = true);
+            const std::string& precision = "auto", const RunnerOptions& options = {});
   ~NetRunner();
   NetRunner(const NetRunner&) = delete;
   NetRunner& operator=(const NetRunner&) = delete;
@@ -74,8 +97,10 @@ class NetRunner {
   enum class DeviceInput { kFloat32, kBFloat16 };
 
   // The device-input entry point of the GPU evaluator (nets/cuda_evaluator.h): evaluates `batch`
-  // >= 1 positions whose planes are already in this runner's CUDA device memory. Enqueued on
-  // CudaStream() and not synchronised: outputs are valid once that stream has run.
+  // >= 1 positions whose planes are already in this runner's CUDA device memory, at the padded
+  // size PaddedBatchSize(batch) (by a CUDA graph when they are on; the padding rows' outputs are
+  // dropped). Enqueued on CudaStream() and not synchronised: outputs are valid once that stream
+  // has run. The first batch of a padded size captures its graph (and autotunes cuDNN): slower.
   //   planes         [batch][input_planes][height][width]  device, float32 or bf16 (`type`)
   //   policy_logits  [batch][num_actions]   device output, float32 policy logits
   //   wdl_logits     [batch][3]             device output, float32 WDL logits (no softmax)
@@ -83,17 +108,22 @@ class NetRunner {
   void RunDevice(const void* planes, DeviceInput type, int batch, float* policy_logits,
                  float* wdl_logits);
 
-  // LibTorch's current CUDA stream on this runner's device (a cudaStream_t; the calling thread's
-  // current stream, so ask before each batch). Throws vz::Error on a CPU runner or in a build
-  // without CUDA.
+  // This runner's own CUDA stream (a cudaStream_t from LibTorch's stream pool, fixed for the
+  // runner's life): Run, RunAll and RunDevice enqueue their work on it, so that runners of
+  // different threads (the actor groups' evaluators) overlap on one device. Throws vz::Error on a
+  // CPU runner or in a build without CUDA.
   void* CudaStream() const;
+
+  // One line on how the forward pass runs, e.g. "channels-last, CUDA graphs (2 captured)" or
+  // "NCHW, CUDA graphs off: <why>"; for logs and `vzero nnbench`.
+  std::string tuning() const;
 
   // The runner's CUDA device index, -1 on the CPU.
   int CudaDeviceIndex() const;
 
   const NetArchitecture& architecture() const;
-  std::string device() const;     // e.g. "cuda:0"
-  std::string precision() const;  // "fp32", "fp16" or "bf16"
+  std::string device() const;         // e.g. "cuda:0"
+  std::string precision() const;      // "fp32", "fp16" or "bf16"
   const std::string& source() const;  // the net's name in errors (its file)
 
   // The LibTorch side's interface (nets/torch_backend.h).

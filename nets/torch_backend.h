@@ -45,6 +45,7 @@ struct NetRunner::Impl {
   virtual void RunDevice(const void* planes, DeviceInput type, int batch, float* policy_logits,
                          float* wdl_logits) = 0;
   virtual void* CudaStream() const = 0;
+  virtual std::string tuning() const = 0;
   virtual int CudaDeviceIndex() const = 0;
   virtual const NetArchitecture& architecture() const = 0;
   virtual std::string device() const = 0;
@@ -91,7 +92,7 @@ class TorchBackend {
   virtual std::unique_ptr<NetRunner::Impl> NewNetRunner(const NetFile& net, std::string_view source,
                                                         const std::string& device,
                                                         const std::string& precision,
-                                                        bool fold_batch_norm) = 0;
+                                                        const RunnerOptions& options) = 0;
   virtual std::unique_ptr<Trainer::Impl> NewTrainer(const NetFile& net,
                                                     const TrainerOptions& options) = 0;
   virtual std::unique_ptr<ProcessGroup::Impl> NewProcessGroup(

@@ -18,7 +18,8 @@ namespace vz::nets::torch_impl {
 
 std::unique_ptr<NetRunner::Impl> NewNetRunner(const NetFile& net, std::string_view source,
                                               const std::string& device,
-                                              const std::string& precision, bool fold_batch_norm);
+                                              const std::string& precision,
+                                              const RunnerOptions& options);
 std::unique_ptr<Trainer::Impl> NewTrainer(const NetFile& net, const TrainerOptions& options);
 std::unique_ptr<ProcessGroup::Impl> NewProcessGroup(const DistributedEnv& env,
                                                     const std::string& device,

@@ -22,8 +22,8 @@ class LibTorchBackend final : public TorchBackend {
   std::unique_ptr<NetRunner::Impl> NewNetRunner(const NetFile& net, std::string_view source,
                                                 const std::string& device,
                                                 const std::string& precision,
-                                                bool fold_batch_norm) override {
-    return torch_impl::NewNetRunner(net, source, device, precision, fold_batch_norm);
+                                                const RunnerOptions& options) override {
+    return torch_impl::NewNetRunner(net, source, device, precision, options);
   }
 
   std::unique_ptr<Trainer::Impl> NewTrainer(const NetFile& net,

@@ -8,11 +8,18 @@
 #include <cstring>
 #include <mutex>
 
-// The CUDA stream API (LibTorch's own header) where this build has CUDA.
+// The CUDA stream and graph API (LibTorch's own headers) where this build has CUDA.
 #if defined(VZ_HAVE_CUDA) && __has_include(<c10/cuda/CUDAStream.h>)
+#include <ATen/Context.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
 #define VZ_TORCH_CUDA_STREAMS 1
 #endif
+
+#include <map>
+#include <optional>
 
 #include "engine/core/error.h"
 #include "nets/model.h"
@@ -24,7 +31,7 @@ namespace {
 class TorchNetRunner final : public NetRunner::Impl {
  public:
   TorchNetRunner(const NetFile& file, std::string_view source, const std::string& device,
-                 const std::string& precision, bool fold_batch_norm) {
+                 const std::string& precision, const RunnerOptions& options) {
     ValidateArchitecture(file.architecture, fmt::format("net file {}", source));
     device_ = ParseDevice(device);
     const bool cuda = device_.is_cuda();
@@ -45,11 +52,26 @@ class TorchNetRunner final : public NetRunner::Impl {
       net_ = PolicyValueNet(file.architecture);
       ImportTensors(net_, file, source);
       net_->eval();
-      if (fold_batch_norm) FoldBatchNorm(net_);
+      if (options.fold_batch_norm) FoldBatchNorm(net_);
       net_->to(device_, dtype_);
+      using Layout = RunnerOptions::Layout;
+      channels_last_ =
+          options.layout == Layout::kChannelsLast || (options.layout == Layout::kAuto && cuda);
+      if (channels_last_) ToChannelsLast();
+#if defined(VZ_TORCH_CUDA_STREAMS)
+      if (cuda) {
+        at::globalContext().setBenchmarkCuDNN(true);
+        stream_ = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device_.index());
+        graphs_on_ = options.cuda_graphs;
+        if (!graphs_on_) graphs_off_reason_ = "turned off";
+      }
+#endif
     } catch (const c10::Error& error) {
       throw Error(fmt::format("net file {}: cannot load it on {}: {}", source, device,
                               error.what_without_backtrace()));
+    }
+    if (cuda && !graphs_on_ && graphs_off_reason_.empty()) {
+      graphs_off_reason_ = "this build has no CUDA stream API";
     }
   }
 
@@ -58,6 +80,7 @@ class TorchNetRunner final : public NetRunner::Impl {
     std::lock_guard<std::mutex> lock(mutex_);
     try {
       torch::InferenceMode inference;
+      const StreamGuard on_stream(*this);
       auto [policy, value] = Forward(planes, batch);
       const int64_t total = action_offsets[batch];
       const int64_t num_actions = net_->architecture.num_actions;
@@ -84,6 +107,7 @@ class TorchNetRunner final : public NetRunner::Impl {
     std::lock_guard<std::mutex> lock(mutex_);
     try {
       torch::InferenceMode inference;
+      const StreamGuard on_stream(*this);
       auto [policy, value] = Forward(planes, batch);
       const torch::Tensor p = policy.to(torch::kCPU).contiguous();
       const torch::Tensor v = value.to(torch::kCPU).contiguous();
@@ -109,7 +133,7 @@ class TorchNetRunner final : public NetRunner::Impl {
     for (int i = 0; i < 3; ++i) {
       Run(planes.data(), batch, offsets.data(), actions.data(), logits.data(), wdl.data());
     }
-    if (device_.is_cuda()) torch::cuda::synchronize(device_.index());
+    if (device_.is_cuda()) torch::cuda::synchronize(device_.index());  // every stream
   }
 
   void RunDevice(const void* planes, NetRunner::DeviceInput type, int batch, float* policy_logits,
@@ -121,18 +145,33 @@ class TorchNetRunner final : public NetRunner::Impl {
     std::lock_guard<std::mutex> lock(mutex_);
     try {
       torch::InferenceMode inference;
+      const StreamGuard on_stream(*this);
       const NetArchitecture& a = net_->architecture;
       const auto on_device = torch::TensorOptions().device(device_);
-      torch::Tensor input = torch::from_blob(
+      const torch::Tensor input = torch::from_blob(
           const_cast<void*>(planes), {batch, a.input_planes, a.height, a.width},
           on_device.dtype(type == NetRunner::DeviceInput::kBFloat16 ? torch::kBFloat16
                                                                     : torch::kFloat32));
-      if (input.scalar_type() != dtype_) input = input.to(dtype_);
-      auto [policy, value] = net_->forward(input);
-      torch::from_blob(policy_logits, {batch, int64_t(a.num_actions)},
-                       on_device.dtype(torch::kFloat32))
-          .copy_(policy);
-      torch::from_blob(wdl_logits, {batch, 3}, on_device.dtype(torch::kFloat32)).copy_(value);
+      torch::Tensor policy_out = torch::from_blob(policy_logits, {batch, int64_t(a.num_actions)},
+                                                  on_device.dtype(torch::kFloat32));
+      torch::Tensor wdl_out =
+          torch::from_blob(wdl_logits, {batch, 3}, on_device.dtype(torch::kFloat32));
+      const int padded = PaddedBatchSize(batch);
+      if (CapturedForward* graph = GraphFor(padded)) {
+        graph->input.narrow(0, 0, batch).copy_(input);
+        graph->graph.replay();
+        policy_out.copy_(graph->policy.narrow(0, 0, batch));
+        wdl_out.copy_(graph->value.narrow(0, 0, batch));
+        return;
+      }
+      torch::Tensor x = input;
+      if (padded > batch) {  // the padded shape, so that cuDNN autotunes a few sizes only
+        x = torch::zeros({padded, a.input_planes, a.height, a.width}, on_device.dtype(dtype_));
+        x.narrow(0, 0, batch).copy_(input);
+      }
+      auto [policy, value] = net_->forward(Prepare(x));
+      policy_out.copy_(policy.narrow(0, 0, batch));
+      wdl_out.copy_(value.narrow(0, 0, batch));
     } catch (const c10::Error& error) {
       throw Error(fmt::format("network evaluation on {} failed: {}", device(),
                               error.what_without_backtrace()));
@@ -144,10 +183,18 @@ class TorchNetRunner final : public NetRunner::Impl {
       throw Error(fmt::format("runner is on {}, which has no CUDA stream", device()));
     }
 #if defined(VZ_TORCH_CUDA_STREAMS)
-    return c10::cuda::getCurrentCUDAStream(device_.index()).stream();
+    return stream_->stream();
 #else
     throw Error("this vzero was built without CUDA: no CUDA stream");
 #endif
+  }
+
+  std::string tuning() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::string line = channels_last_ ? "channels-last" : "NCHW";
+    if (!device_.is_cuda()) return line;
+    if (graphs_on_) return fmt::format("{}, CUDA graphs ({} captured)", line, graphs_.size());
+    return fmt::format("{}, CUDA graphs off: {}", line, graphs_off_reason_);
   }
 
   int CudaDeviceIndex() const override { return device_.is_cuda() ? int(device_.index()) : -1; }
@@ -163,24 +210,155 @@ class TorchNetRunner final : public NetRunner::Impl {
     torch::Tensor input = torch::from_blob(
         const_cast<float*>(planes), {batch, a.input_planes, a.height, a.width}, torch::kFloat32);
     input = input.to(device_, dtype_, /*non_blocking=*/false, /*copy=*/false);
-    auto [policy, value] = net_->forward(input);
+    auto [policy, value] = net_->forward(Prepare(input));
     return {policy.to(torch::kFloat32), torch::softmax(value.to(torch::kFloat32), 1)};
   }
+
+  // `input` in the runner's precision and layout.
+  torch::Tensor Prepare(const torch::Tensor& input) const {
+    torch::Tensor x = input.scalar_type() == dtype_ ? input : input.to(dtype_);
+    return channels_last_ ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
+  }
+
+  // The 4-D weights (and the folded ones, buffers) in channels-last memory order; the values and
+  // shapes are unchanged (set_data keeps the tensors the modules hold).
+  void ToChannelsLast() {
+    for (torch::Tensor& tensor : net_->parameters()) {
+      if (tensor.dim() == 4) tensor.set_data(tensor.contiguous(torch::MemoryFormat::ChannelsLast));
+    }
+    for (torch::Tensor& tensor : net_->buffers()) {
+      if (tensor.dim() == 4) tensor.set_data(tensor.contiguous(torch::MemoryFormat::ChannelsLast));
+    }
+  }
+
+  // Makes the runner's stream current (CUDA runners) for the guard's lifetime.
+  class StreamGuard {
+   public:
+    explicit StreamGuard(const TorchNetRunner& runner) {
+#if defined(VZ_TORCH_CUDA_STREAMS)
+      if (runner.stream_.has_value()) guard_.emplace(*runner.stream_);
+#else
+      (void)runner;
+#endif
+    }
+
+   private:
+#if defined(VZ_TORCH_CUDA_STREAMS)
+    std::optional<c10::cuda::CUDAStreamGuard> guard_;
+#endif
+  };
+
+  // The forward pass at one padded batch size as a CUDA graph: its static input, captured once,
+  // replayed with new contents; the outputs (float32 logits) land in the static outputs.
+  struct CapturedForward {
+#if defined(VZ_TORCH_CUDA_STREAMS)
+    at::cuda::CUDAGraph graph;
+#endif
+    torch::Tensor input;   // [padded][planes][height][width], dtype_, the runner's layout
+    torch::Tensor policy;  // [padded][num_actions] float32
+    torch::Tensor value;   // [padded][3] float32 logits
+  };
+
+  // The graph of `padded` (captured and checked on first use), or nullptr when the graphs are
+  // off or this one failed (which turns them off, with the reason, and leaves the eager path).
+  // Called with mutex_ held and the runner's stream current.
+  CapturedForward* GraphFor(int padded) {
+#if defined(VZ_TORCH_CUDA_STREAMS)
+    if (!graphs_on_) return nullptr;
+    if (auto found = graphs_.find(padded); found != graphs_.end()) return found->second.get();
+    const NetArchitecture& a = net_->architecture;
+    auto graph = std::make_unique<CapturedForward>();
+    bool capturing = false;
+    try {
+      const auto options = torch::TensorOptions().device(device_).dtype(dtype_);
+      graph->input = Prepare(torch::zeros({padded, a.input_planes, a.height, a.width}, options));
+      // Eager passes first, outside the capture: cuDNN's autotuning and the allocator's pools.
+      for (int i = 0; i < 3; ++i) net_->forward(graph->input);
+      stream_->synchronize();
+      // Thread-local capture: the other threads' evaluators may use the device meanwhile.
+      graph->graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+      capturing = true;
+      {
+        auto [policy, value] = net_->forward(graph->input);
+        graph->policy = policy.to(torch::kFloat32);
+        graph->value = value.to(torch::kFloat32);
+      }
+      capturing = false;
+      graph->graph.capture_end();
+      // The check: a replay on varied planes against the eager forward pass on the same planes.
+      graph->input.copy_(torch::rand({padded, a.input_planes, a.height, a.width}, options).round());
+      graph->graph.replay();
+      auto [policy, value] = net_->forward(graph->input);
+      const double tolerance = dtype_ == torch::kFloat32 ? 1e-3 : 3e-2;
+      const auto differs = [&](const torch::Tensor& got, const torch::Tensor& want) {
+        const torch::Tensor expected = want.to(torch::kFloat32);
+        const double scale = 1.0 + expected.abs().max().item<double>();
+        return (got - expected).abs().max().item<double>() > tolerance * scale;
+      };
+      if (differs(graph->policy, policy) || differs(graph->value, value)) {
+        return TurnGraphsOff(
+            fmt::format("the graph of batch {} disagreed with the eager forward pass", padded));
+      }
+    } catch (const c10::Error& error) {
+      if (capturing) EndBrokenCapture();
+      return TurnGraphsOff(
+          fmt::format("capture of batch {} failed: {}", padded, error.what_without_backtrace()));
+    }
+    CapturedForward* made = graph.get();
+    graphs_.emplace(padded, std::move(graph));
+    return made;
+#else
+    (void)padded;
+    return nullptr;
+#endif
+  }
+
+  CapturedForward* TurnGraphsOff(std::string reason) {
+    graphs_on_ = false;
+    graphs_off_reason_ = std::move(reason);
+    graphs_.clear();
+    fmt::print(stderr, "warning: net {} on {}: CUDA graphs off ({}); evaluating eagerly\n", source_,
+               device(), graphs_off_reason_);
+    return nullptr;
+  }
+
+#if defined(VZ_TORCH_CUDA_STREAMS)
+  // Ends a stream capture that an error interrupted, so that the stream can be used again.
+  void EndBrokenCapture() {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream_->stream(), &status) != cudaSuccess) return;
+    if (status == cudaStreamCaptureStatusNone) return;
+    cudaGraph_t broken = nullptr;
+    cudaStreamEndCapture(stream_->stream(), &broken);
+    if (broken != nullptr) cudaGraphDestroy(broken);
+    cudaGetLastError();  // clear the error the interrupted capture left behind
+  }
+#else
+  void EndBrokenCapture() {}
+#endif
 
   PolicyValueNet net_{nullptr};
   torch::Device device_{torch::kCPU};
   torch::ScalarType dtype_ = torch::kFloat32;
   std::string precision_;
   std::string source_;
-  std::mutex mutex_;
+  bool channels_last_ = false;
+  bool graphs_on_ = false;
+  std::string graphs_off_reason_;
+  std::map<int, std::unique_ptr<CapturedForward>> graphs_;  // by padded batch size
+#if defined(VZ_TORCH_CUDA_STREAMS)
+  std::optional<c10::cuda::CUDAStream> stream_;  // the runner's own (CUDA runners)
+#endif
+  mutable std::mutex mutex_;
 };
 
 }  // namespace
 
 std::unique_ptr<NetRunner::Impl> NewNetRunner(const NetFile& net, std::string_view source,
                                               const std::string& device,
-                                              const std::string& precision, bool fold_batch_norm) {
-  return std::make_unique<TorchNetRunner>(net, source, device, precision, fold_batch_norm);
+                                              const std::string& precision,
+                                              const RunnerOptions& options) {
+  return std::make_unique<TorchNetRunner>(net, source, device, precision, options);
 }
 
 }  // namespace vz::nets::torch_impl

@@ -95,16 +95,17 @@ NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std:
       row.milliseconds_per_batch = 1000.0 * row.seconds / batches;
       report.rows.push_back(row);
     }
+    report.tuning = RunnerOf(evaluator).tuning();
     return report;
   });
 }
 
 template <class... Gs>
 void InstallNetEvaluatorsFor(GameList<Gs...>) {
-  ((NetEvaluatorSlot<Gs>() = [](const std::string& path, const std::string& device)
-        -> std::unique_ptr<Evaluator<Gs>> {
-         return MakeNetEvaluator<Gs>(ReadNetFile(path), path, device);
-       }),
+  ((NetEvaluatorSlot<Gs>() = [](const std::string& path,
+                                const std::string& device) -> std::unique_ptr<Evaluator<Gs>> {
+     return MakeNetEvaluator<Gs>(ReadNetFile(path), path, device);
+   }),
    ...);
 }
 

@@ -46,13 +46,15 @@ struct NnBenchReport {
   std::string device;
   std::string precision;
   std::string architecture;  // DescribeArchitecture
+  std::string tuning;        // NetRunner::tuning after the run (layout, CUDA graphs)
   int64_t parameters = 0;
   std::vector<NnBenchRow> rows;
 };
 
 // Evaluates batches of real positions of `net`'s game (from fixed pseudo-random games) through
-// the TorchEvaluator on `device`, for each batch size, for about `seconds_per_size` each (at
-// least 3 batches). Throws vz::Error on the errors of TorchEvaluator.
+// the evaluator of MakeNetEvaluator on `device` (the GPU evaluator on a CUDA device, the LibTorch
+// one otherwise), for each batch size, for about `seconds_per_size` each (at least 3 batches).
+// Throws vz::Error on the errors of those evaluators.
 NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std::string& device,
                          const std::string& precision, const std::vector<int>& batch_sizes,
                          double seconds_per_size);

@@ -47,16 +47,15 @@ TYPED_TEST(BatchedRulesTest, TwinEqualsTheGameOnRandomPositions) {
   std::vector<uint64_t> hashes(static_cast<size_t>(n)), computed(static_cast<size_t>(n));
   cuda::CpuHashes<G>(batch.positions.data(), n, hashes.data(), computed.data());
   std::vector<float> planes(size_t(n) * E::kSize, -7.0f);
-  cuda::CpuEncodeFloat<G>(batch.positions.data(), n, batch.repetition_counts.data(),
-                          planes.data());
+  cuda::CpuEncodeFloat<G>(batch.positions.data(), n, batch.repetition_counts.data(), planes.data());
   std::vector<uint16_t> bf16(size_t(n) * E::kSize, 0xFFFF);
   cuda::CpuEncodeBf16<G>(batch.positions.data(), n, batch.repetition_counts.data(), bf16.data());
   std::vector<int32_t> choices(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     // Mostly a random legal move; sometimes -1 or one past the end (position left unchanged).
     const int kind = int(rng() % 10);
-    choices[size_t(i)] = kind == 0   ? -1
-                         : kind == 1 ? counts[size_t(i)]
+    choices[size_t(i)] = kind == 0               ? -1
+                         : kind == 1             ? counts[size_t(i)]
                          : counts[size_t(i)] > 0 ? int(rng() % uint32_t(counts[size_t(i)]))
                                                  : 0;
   }
@@ -110,10 +109,10 @@ TEST(Bf16Test, RoundsToNearestEven) {
   EXPECT_EQ(FloatToBf16Bits(1.0f), 0x3F80);
   EXPECT_EQ(FloatToBf16Bits(1.0f / 3.0f), 0x3EAB);  // 0x3EAAAAAB rounds up
   EXPECT_EQ(FloatToBf16Bits(0.025f), 0x3CCD);       // 0x3CCCCCCD rounds up
-  EXPECT_EQ(bits(0x3F808000u), 0x3F80);  // tie, even stays
-  EXPECT_EQ(bits(0x3F818000u), 0x3F82);  // tie, odd rounds up to even
-  EXPECT_EQ(bits(0x3F808001u), 0x3F81);  // above the tie
-  EXPECT_EQ(bits(0x7F7FFFFFu), 0x7F80);  // largest float rounds to infinity
+  EXPECT_EQ(bits(0x3F808000u), 0x3F80);             // tie, even stays
+  EXPECT_EQ(bits(0x3F818000u), 0x3F82);             // tie, odd rounds up to even
+  EXPECT_EQ(bits(0x3F808001u), 0x3F81);             // above the tie
+  EXPECT_EQ(bits(0x7F7FFFFFu), 0x7F80);             // largest float rounds to infinity
   EXPECT_EQ(FloatToBf16Bits(INFINITY), 0x7F80);
   EXPECT_TRUE(std::isnan(Bf16BitsToFloat(FloatToBf16Bits(NAN))));
   for (float value : {0.0f, 1.0f, -2.5f, 0.5f, 0.125f}) {
@@ -144,9 +143,8 @@ std::vector<double> ReferencePriors(const std::vector<float>& logits,
   std::vector<double> priors;
   for (int32_t index : indices) {
     const auto it = sharers.find(index);
-    priors.push_back(it == sharers.end() ? 0.0
-                                         : std::exp(logits[size_t(index)] - max_logit) / sum /
-                                               it->second);
+    priors.push_back(
+        it == sharers.end() ? 0.0 : std::exp(logits[size_t(index)] - max_logit) / sum / it->second);
   }
   return priors;
 }
@@ -177,6 +175,18 @@ TEST(GatherPriorsTest, DistinctIndexSoftmaxSharedEquallyDenseAndCompact) {
   cuda::CpuGatherPriors(logits.data(), kActions, indices.data(), kMaxMoves, counts.data(), kBatch,
                         true, offsets.data(), compact.data(), wdl_logits.data(),
                         wdl_compact.data());
+  // The host move source: the same indices compact at the offsets.
+  std::vector<int32_t> host_indices;
+  for (int i = 0; i < kBatch; ++i) {
+    for (int k = 0; k < counts[size_t(i)]; ++k) {
+      host_indices.push_back(indices[size_t(i) * kMaxMoves + k]);
+    }
+  }
+  std::vector<float> host_priors(size_t(offsets.back()), -1.0f), wdl_host(size_t(kBatch) * 3);
+  cuda::CpuGatherCompactPriors(logits.data(), kActions, host_indices.data(), offsets.data(), kBatch,
+                               true, host_priors.data(), wdl_logits.data(), wdl_host.data());
+  EXPECT_EQ(host_priors, compact);
+  EXPECT_EQ(wdl_host, wdl);
   for (int i = 0; i < kBatch; ++i) {
     const std::vector<float> row(logits.begin() + i * kActions,
                                  logits.begin() + (i + 1) * kActions);

@@ -38,36 +38,54 @@ TYPED_TEST(CudaEvaluatorGpuTest, EqualsTheTorchEvaluator) {
   using G = TypeParam;
   const NetFile net = FreshNetForGame<G>("small", 7);
   TorchEvaluator<G> cpu(net, "net", "cpu", "fp32", 0);
-  for (const char* precision : {"fp32", "bf16"}) {
-    SCOPED_TRACE(precision);
-    TorchEvaluator<G> torch_gpu(net, "net", "cuda:0", precision, 0);
-    CudaEvaluator<G> gpu(net, "net", "cuda:0", precision, 4);
-    EXPECT_EQ(gpu.runner().device(), "cuda:0");
-    EXPECT_EQ(gpu.runner().precision(), precision);
-    // Sizes up and down exercise the buffers' growth and partial use.
-    for (int size : {1, 37, 300, 5, 1024}) {
-      SCOPED_TRACE(size);
-      EvalBatch<G> expected, actual, reference;
-      FillEvalBatch(expected, size, uint64_t(size), /*max_plies=*/300);
-      FillEvalBatch(actual, size, uint64_t(size), /*max_plies=*/300);
-      torch_gpu.Evaluate(expected);
-      gpu.Evaluate(actual);
-      // Same device, same precision, same input values: only the softmax arithmetic differs
-      // (and, in bf16, possibly the rounding of a differently scheduled convolution).
-      EXPECT_LT(WorstDifference(expected, actual), std::string(precision) == "fp32" ? 1e-4 : 5e-3);
-      if (size <= 300) {
-        FillEvalBatch(reference, size, uint64_t(size), /*max_plies=*/300);
-        cpu.Evaluate(reference);
-        EXPECT_LT(WorstDifference(reference, actual),
-                  std::string(precision) == "fp32" ? 2e-3 : 6e-2);
+  // The host move source with CUDA graphs (the defaults), the device source without them.
+  struct Mode {
+    GpuMoveSource moves;
+    bool graphs;
+  };
+  for (const Mode mode : {Mode{GpuMoveSource::kHost, true}, Mode{GpuMoveSource::kDevice, false}})
+    for (const char* precision : {"fp32", "bf16"}) {
+      SCOPED_TRACE(precision);
+      SCOPED_TRACE(mode.moves == GpuMoveSource::kHost ? "host moves" : "device moves");
+      TorchEvaluator<G> torch_gpu(net, "net", "cuda:0", precision, 0);
+      CudaEvaluator<G> gpu(net, "net", "cuda:0", precision, 4, mode.moves,
+                           {.cuda_graphs = mode.graphs});
+      EXPECT_EQ(gpu.runner().device(), "cuda:0");
+      EXPECT_EQ(gpu.runner().precision(), precision);
+      // Sizes up and down exercise the buffers' growth and partial use.
+      for (int size : {1, 37, 300, 5, 1024}) {
+        SCOPED_TRACE(size);
+        EvalBatch<G> expected, actual, reference;
+        FillEvalBatch(expected, size, uint64_t(size), /*max_plies=*/300);
+        FillEvalBatch(actual, size, uint64_t(size), /*max_plies=*/300);
+        torch_gpu.Evaluate(expected);
+        gpu.Evaluate(actual);
+        // Same device, same precision, same input values: only the softmax arithmetic differs
+        // (and, in bf16, possibly the rounding of a differently scheduled convolution).
+        EXPECT_LT(WorstDifference(expected, actual),
+                  std::string(precision) == "fp32" ? 1e-4 : 5e-3);
+        if (size <= 300) {
+          FillEvalBatch(reference, size, uint64_t(size), /*max_plies=*/300);
+          cpu.Evaluate(reference);
+          EXPECT_LT(WorstDifference(reference, actual),
+                    std::string(precision) == "fp32" ? 2e-3 : 6e-2);
+        }
+        for (int i = 0; i < actual.size(); ++i) {
+          double sum = 0;
+          for (float prior : actual.priors(i)) sum += prior;
+          EXPECT_NEAR(sum, 1.0, 1e-4);
+        }
       }
-      for (int i = 0; i < actual.size(); ++i) {
-        double sum = 0;
-        for (float prior : actual.priors(i)) sum += prior;
-        EXPECT_NEAR(sum, 1.0, 1e-4);
+      // The graphs passed their check against the eager pass: one per padded size used (4 for the
+      // warm-up, 1, 64, 512, 8, 1024).
+      const std::string tuning = gpu.runner().tuning();
+      EXPECT_EQ(tuning.find("channels-last"), 0u) << tuning;
+      if (mode.graphs) {
+        EXPECT_NE(tuning.find("CUDA graphs (6 captured)"), std::string::npos) << tuning;
+      } else {
+        EXPECT_NE(tuning.find("CUDA graphs off: turned off"), std::string::npos) << tuning;
       }
     }
-  }
 }
 
 TEST(CudaEvaluatorFactoryGpuTest, CudaDevicesGetTheGpuEvaluator) {
@@ -87,7 +105,7 @@ TEST(CudaEvaluatorGpuErrorsTest, MovesThatAreNotTheLegalMovesAreRefused) {
   VZ_SKIP_WITHOUT_CUDA();
   using G = cuarenta::CuarentaGame;
   const NetFile net = FreshNetForGame<G>("tiny", 2);
-  CudaEvaluator<G> gpu(net, "net", "cuda", "fp32", 0);
+  CudaEvaluator<G> gpu(net, "net", "cuda", "fp32", 0, GpuMoveSource::kDevice);
   const G::Position start = G::InitialPosition();
   G::MoveList moves;
   G::GenerateMoves(start, moves);

@@ -198,7 +198,7 @@ TEST(NetFileTest, FoldedBatchNormMatchesTheUnfoldedNet) {
   std::vector<float> policy_folded(size_t(kBatch * actions)), policy_plain(policy_folded.size());
   std::vector<float> wdl_folded(kBatch * 3), wdl_plain(kBatch * 3);
   NetRunner folded(net, "folded", "cpu", "fp32");
-  NetRunner plain(net, "plain", "cpu", "fp32", /*fold_batch_norm=*/false);
+  NetRunner plain(net, "plain", "cpu", "fp32", {.fold_batch_norm = false});
   folded.RunAll(planes.data(), kBatch, policy_folded.data(), wdl_folded.data());
   plain.RunAll(planes.data(), kBatch, policy_plain.data(), wdl_plain.data());
   float spread = 0.0f;
