@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@ struct NnBenchOptions {
   std::vector<int> batch_sizes = {1, 8, 32, 128};
   double seconds = 1.0;
   int threads = 0;
+  std::string layout = "auto";
+  bool cuda_graphs = true;
 };
 
 void RunNnBenchCommand(const NnBenchOptions& options) {
@@ -41,8 +44,13 @@ void RunNnBenchCommand(const NnBenchOptions& options) {
     net = nets::FreshNetForVariant(options.variant, options.preset, 1);
     source = "fresh " + options.preset + " net";
   }
-  const nets::NnBenchReport report = nets::RunNnBench(
-      net, source, options.device, options.precision, options.batch_sizes, options.seconds);
+  using Layout = nets::RunnerOptions::Layout;
+  const std::map<std::string, Layout> layouts = {
+      {"auto", Layout::kAuto}, {"nchw", Layout::kNchw}, {"channels-last", Layout::kChannelsLast}};
+  const nets::NnBenchReport report =
+      nets::RunNnBench(net, source, options.device, options.precision, options.batch_sizes,
+                       options.seconds,
+                       {.layout = layouts.at(options.layout), .cuda_graphs = options.cuda_graphs});
   fmt::print("nnbench {} on {} ({}), net {} ({}, {} parameters)\n", report.variant, report.device,
              report.precision, source, report.architecture, report.parameters);
   fmt::print("forward pass: {}\n", report.tuning);
@@ -67,6 +75,13 @@ void AddNnBenchCommand(CLI::App& app) {
   command->add_option("--batch-sizes", options->batch_sizes, "Batch sizes")->delimiter(',');
   command->add_option("--seconds", options->seconds, "Seconds per batch size");
   command->add_option("--threads", options->threads, "LibTorch CPU threads (0: its default)");
+  command
+      ->add_option("--layout", options->layout,
+                   "Tensor layout: auto (channels-last on CUDA, NCHW on the CPU), nchw or "
+                   "channels-last")
+      ->check(CLI::IsMember({"auto", "nchw", "channels-last"}));
+  command->add_option("--cuda-graphs", options->cuda_graphs,
+                      "Replay CUDA graphs per padded batch size (on a CUDA device; default on)");
   command->callback([options] { RunNnBenchCommand(*options); });
 }
 

@@ -31,21 +31,25 @@ bool UsesCudaEvaluator(const std::string& resolved);
 
 // The evaluator of `net` (`source` names it in errors) on `device` ("auto", "cpu", "cuda",
 // "cuda:N") in `precision` ("auto", "fp32", "fp16", "bf16"), warmed up with `warmup_batch`
-// positions (0: none): a CudaEvaluator<G> when the resolved device is CUDA and the build has the
-// CUDA kernels (VZ_HAVE_CUDA), else a TorchEvaluator<G>. Throws vz::Error if the net does not fit
-// G, on a bad device or precision string, or a missing device.
+// positions (0: none), with the runner's `options` (nets/net_runner.h: layout, CUDA graphs): a
+// CudaEvaluator<G> (host move source) when the resolved device is CUDA and the build has the CUDA
+// kernels (VZ_HAVE_CUDA), else a TorchEvaluator<G>. Throws vz::Error if the net does not fit G,
+// on a bad device or precision string, or a missing device.
 template <Game G>
 std::unique_ptr<Evaluator<G>> MakeNetEvaluator(const NetFile& net, std::string_view source,
                                                const std::string& device,
                                                const std::string& precision = "auto",
-                                               int warmup_batch = 16) {
+                                               int warmup_batch = 16,
+                                               const RunnerOptions& options = {}) {
   const std::string resolved = ResolveDevice(device);
 #if defined(VZ_HAVE_CUDA)
   if (UsesCudaEvaluator(resolved)) {
-    return std::make_unique<CudaEvaluator<G>>(net, source, resolved, precision, warmup_batch);
+    return std::make_unique<CudaEvaluator<G>>(net, source, resolved, precision, warmup_batch,
+                                              GpuMoveSource::kHost, options);
   }
 #endif
-  return std::make_unique<TorchEvaluator<G>>(net, source, resolved, precision, warmup_batch);
+  return std::make_unique<TorchEvaluator<G>>(net, source, resolved, precision, warmup_batch,
+                                             options);
 }
 
 // The network runner inside an evaluator from MakeNetEvaluator (device, precision,

@@ -35,12 +35,14 @@ class TorchEvaluator final : public Evaluator<G> {
   using Encoding = InputEncoding<G>;
 
   // Loads `net` (checked against G's encodings; `source` names it in errors) on `device` in
-  // `precision` (nets/net_runner.h) and warms it up with a batch of `warmup_batch` (0: none).
-  // Throws vz::Error if the net does not fit G, or on the errors of NetRunner.
+  // `precision` with the runner's `options` (nets/net_runner.h) and warms it up with a batch of
+  // `warmup_batch` (0: none). Throws vz::Error if the net does not fit G, or on the errors of
+  // NetRunner.
   TorchEvaluator(const NetFile& net, std::string_view source, const std::string& device,
-                 const std::string& precision = "auto", int warmup_batch = 16) {
+                 const std::string& precision = "auto", int warmup_batch = 16,
+                 const RunnerOptions& options = {}) {
     CheckNetForGame<G>(net, source);
-    runner_ = std::make_unique<NetRunner>(net, source, device, precision);
+    runner_ = std::make_unique<NetRunner>(net, source, device, precision, options);
     if (warmup_batch > 0) runner_->WarmUp(warmup_batch);
   }
 

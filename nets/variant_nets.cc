@@ -58,7 +58,7 @@ std::map<std::string, std::string> NetFilesByGame(const std::vector<std::string>
 
 NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std::string& device,
                          const std::string& precision, const std::vector<int>& batch_sizes,
-                         double seconds_per_size) {
+                         double seconds_per_size, const RunnerOptions& options) {
   return WithGame(net.game, [&]<Game G>() {
     int largest = 1;
     for (int size : batch_sizes) {
@@ -67,7 +67,7 @@ NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std:
     }
     // The GPU evaluator on a CUDA device (nets/net_evaluator.h), the LibTorch one otherwise.
     const std::unique_ptr<Evaluator<G>> made =
-        MakeNetEvaluator<G>(net, source, device, precision, /*warmup_batch=*/largest);
+        MakeNetEvaluator<G>(net, source, device, precision, /*warmup_batch=*/largest, options);
     Evaluator<G>& evaluator = *made;
     NnBenchReport report;
     report.variant = net.game;

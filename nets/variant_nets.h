@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nets/net_file.h"
+#include "nets/net_runner.h"
 
 namespace vz::nets {
 
@@ -57,6 +58,6 @@ struct NnBenchReport {
 // Throws vz::Error on the errors of those evaluators.
 NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std::string& device,
                          const std::string& precision, const std::vector<int>& batch_sizes,
-                         double seconds_per_size);
+                         double seconds_per_size, const RunnerOptions& options = {});
 
 }  // namespace vz::nets

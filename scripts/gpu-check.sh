@@ -17,11 +17,13 @@
 #                the prefix, VZ_USE_CUDA=ON, VZ_USE_TORCH=ON, no benchmarks of the CPU
 #   build        -j all cores: the vzero binary, every *_gpu_test and bench/batched_rules_gpu_bench
 #   headline-nn  `vzero nnbench` of the 10x128 net (preset medium) of Chaco Rex on cuda at batches
-#                1024..8192 -> nnbench-headline.txt
+#                1024..8192, then at 4096 without CUDA graphs and without them in NCHW (what the
+#                graphs and the channels-last layout each bring) -> nnbench-headline.txt
 #   headline-sp  60 s of Chaco Rex self-play (`vzero train --preset gpu` with the medium net, 32
 #                simulations, no gating, no end-of-run evaluation) -> selfplay.txt
 #   test         ctest -L gpu -> ctest-gpu.log
-#   bench        batched_rules_gpu_bench (rules kernels vs CPU twin, GPU vs LibTorch evaluator)
+#   bench        batched_rules_gpu_bench (rules kernels vs CPU twin; the GPU evaluator with the
+#                host's moves and with device-generated moves vs the LibTorch evaluator)
 #                -> rules-bench.json
 #   nnbench      `vzero nnbench` of the small net per game on cuda and on the CPU -> nnbench.txt
 # summary.md gathers the figures and the step table (also table.txt); gpu-check.log has every
@@ -181,10 +183,21 @@ step_build() {
 }
 
 step_headline_nn() {
+  local rc=0
   say "nnbench: Chaco Rex, 10x128 (medium), cuda, batches 1024..8192"
   run_logged "$build/vzero" nnbench --variant chaco-rex --preset medium --device cuda \
     --batch-sizes 1024,2048,4096,8192 --seconds 2 | tee "$results/nnbench-headline.txt"
-  return "${PIPESTATUS[0]}"
+  [[ "${PIPESTATUS[0]}" == 0 ]] || rc=1
+  # What the CUDA graphs and the channels-last layout each bring, at batch 4096.
+  say "nnbench: the same at 4096 without CUDA graphs, then also in NCHW"
+  run_logged "$build/vzero" nnbench --variant chaco-rex --preset medium --device cuda \
+    --batch-sizes 4096 --seconds 2 --cuda-graphs false | tee -a "$results/nnbench-headline.txt"
+  [[ "${PIPESTATUS[0]}" == 0 ]] || rc=1
+  run_logged "$build/vzero" nnbench --variant chaco-rex --preset medium --device cuda \
+    --batch-sizes 4096 --seconds 2 --cuda-graphs false --layout nchw |
+    tee -a "$results/nnbench-headline.txt"
+  [[ "${PIPESTATUS[0]}" == 0 ]] || rc=1
+  return "$rc"
 }
 
 step_headline_sp() {
@@ -305,7 +318,7 @@ libdirs="$(echo "$prefix"/usr/lib/*-linux-gnu)"
 export LD_LIBRARY_PATH="$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 step configure 90 step_configure
 step build 300 step_build
-step headline-nn 60 step_headline_nn
+step headline-nn 90 step_headline_nn
 step headline-sp $((selfplay_seconds + 60)) step_headline_sp
 step test 120 step_test
 step bench 60 step_bench
