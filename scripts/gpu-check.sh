@@ -31,7 +31,9 @@
 # Env: VZ_PYTHON (python3), VZ_DEBS (third_party/debs), VZ_DEPS_PREFIX (/tmp/vzero-deps),
 #      VZ_BUILD_DIR (build-gpu-check), VZ_GPU_CHECK_JOBS (nproc), VZ_GPU_CHECK_TARGETS (override
 #      the build targets), VZ_GPU_CHECK_CMAKE_ARGS (extra configure arguments),
-#      VZ_GPU_CHECK_SELFPLAY_SECONDS (60), VZ_GPU_CHECK_SIMULATIONS (32).
+#      VZ_GPU_CHECK_SELFPLAY_SECONDS (60), VZ_GPU_CHECK_SIMULATIONS (32),
+#      VZ_GPU_CHECK_SELFPLAY_ARGS (more `vzero train` options for the self-play step, e.g.
+#      "--set selfplay.actor_threads=8 --set selfplay.concurrent_games=4096").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -52,6 +54,7 @@ build="${VZ_BUILD_DIR:-$root/build-gpu-check}"
 jobs="${VZ_GPU_CHECK_JOBS:-$(nproc)}"
 selfplay_seconds="${VZ_GPU_CHECK_SELFPLAY_SECONDS:-60}"
 simulations="${VZ_GPU_CHECK_SIMULATIONS:-32}"
+selfplay_args="${VZ_GPU_CHECK_SELFPLAY_ARGS:-}"
 steps=",${VZ_GPU_CHECK_STEPS:-environment,deps,configure,build,headline-nn,headline-sp,test,bench,nnbench},"
 status=0
 
@@ -81,7 +84,7 @@ step() {
     case "$name" in deps|configure|build) finish ;; esac
   fi
 }
-export root results log python debs prefix build jobs selfplay_seconds simulations started
+export root results log python debs prefix build jobs selfplay_seconds simulations selfplay_args started
 
 step_environment() {
   {
@@ -208,7 +211,7 @@ step_headline_sp() {
   "$build/vzero" train --variant chaco-rex --preset gpu --run-dir "$run_dir" --no-status \
     --set net.preset=medium --set "selfplay.simulations=$simulations" \
     --set gating.enabled=false --set evaluation.games=0 --set "stop.minutes=$minutes" \
-    >"$results/selfplay.txt" 2>&1
+    $selfplay_args >"$results/selfplay.txt" 2>&1
   local rc=$?
   tail -n 8 "$results/selfplay.txt" | tee -a "$log"
   grep -h '"selfplay"' "$run_dir/metrics.jsonl" 2>/dev/null | tail -n 3 >>"$results/selfplay.txt"
