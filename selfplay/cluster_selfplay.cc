@@ -312,6 +312,7 @@ class SelfPlayWorker {
          {"gather_seconds", s.gather_seconds},
          {"evaluate_seconds", s.evaluate_seconds},
          {"apply_seconds", s.apply_seconds},
+         {"wait_seconds", s.wait_seconds},
          {"mean_plies", double(plies) / double(records.size())},
          {"white_wins", s.white_wins},
          {"draws", s.draws},

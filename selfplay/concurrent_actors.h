@@ -13,6 +13,7 @@
 // on the threads' timing. Not thread-safe itself: one caller drives it.
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -43,6 +44,7 @@ inline ActorStats& operator+=(ActorStats& total, const ActorStats& s) {
   total.gather_seconds += s.gather_seconds;
   total.evaluate_seconds += s.evaluate_seconds;
   total.apply_seconds += s.apply_seconds;
+  total.wait_seconds += s.wait_seconds;
   total.white_wins += s.white_wins;
   total.draws += s.draws;
   total.black_wins += s.black_wins;
@@ -111,12 +113,21 @@ class ConcurrentActors {
       throw Error("concurrent actors: " + std::to_string(evaluators.size()) + " evaluators for " +
                   std::to_string(groups()) + " groups");
     }
+    using Clock = std::chrono::steady_clock;
     std::vector<int> evaluated(groups_.size(), 0);
+    std::vector<Clock::time_point> done(groups_.size());
+    const Clock::time_point start = Clock::now();
     team_.Run([&](int g) {
       finished_[size_t(g)].clear();
       evaluated[size_t(g)] =
           groups_[size_t(g)]->RunRound(*evaluators[size_t(g)], finished_[size_t(g)]);
+      done[size_t(g)] = Clock::now();
     });
+    // Each group waited from its own end of the round to the last group's.
+    const Clock::time_point last = *std::max_element(done.begin(), done.end());
+    for (const Clock::time_point end : done) {
+      wait_seconds_ += std::chrono::duration<double>(last - std::max(start, end)).count();
+    }
     int total = 0;
     for (size_t g = 0; g < groups_.size(); ++g) {
       total += evaluated[g];
@@ -126,7 +137,8 @@ class ConcurrentActors {
   }
 
   // Counts of the games finished so far, over all groups; the resignation threshold in force is
-  // the groups' mean (each group calibrates it from its own resign-disabled games).
+  // the groups' mean (each group calibrates it from its own resign-disabled games); the groups'
+  // waits for each other at the ends of rounds (wait_seconds).
   ActorStats stats() const {
     ActorStats total;
     float threshold = 0.0f;
@@ -135,6 +147,7 @@ class ConcurrentActors {
       threshold += group->stats().resign_threshold;
     }
     total.resign_threshold = threshold / float(groups_.size());
+    total.wait_seconds = wait_seconds_;
     return total;
   }
 
@@ -147,6 +160,7 @@ class ConcurrentActors {
   TaskTeam team_;
   std::vector<std::unique_ptr<SelfPlayActors<G>>> groups_;
   std::vector<std::vector<proto::GameRecord>> finished_;  // [group] this round's finished games
+  double wait_seconds_ = 0.0;                             // ActorStats::wait_seconds
 };
 
 }  // namespace vz

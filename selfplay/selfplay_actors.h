@@ -64,6 +64,10 @@ struct ActorStats {
   double gather_seconds = 0.0;
   double evaluate_seconds = 0.0;
   double apply_seconds = 0.0;
+  // Seconds the actor groups waited at the end of a round for the slowest group
+  // (ConcurrentActors; 0 for one group): round wall time minus the group's own round time,
+  // summed over groups and rounds.
+  double wait_seconds = 0.0;
   int64_t white_wins = 0, draws = 0, black_wins = 0;
   int64_t resigned = 0;             // games ended by resignation
   int64_t adjudicated = 0;          // over-long games

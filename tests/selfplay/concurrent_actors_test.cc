@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -44,7 +45,10 @@ TEST(ConcurrentActors, GroupsPlayInterleavedGameNumbersWithoutLosingOrRepeatingO
   ASSERT_EQ(actors.groups(), 2);
   EXPECT_EQ(actors.concurrent_games(), 6);
   UniformEvaluator<DraughtsGame> a, b;
+  const auto start = std::chrono::steady_clock::now();
   const std::vector<proto::GameRecord> finished = PlayGames(actors, {&a, &b}, 24);
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_GE(finished.size(), 24u);
   std::set<uint64_t> indices;
   int64_t positions = 0;
@@ -63,6 +67,11 @@ TEST(ConcurrentActors, GroupsPlayInterleavedGameNumbersWithoutLosingOrRepeatingO
   EXPECT_EQ(stats.positions, positions);
   EXPECT_EQ(stats.white_wins + stats.draws + stats.black_wins, stats.games);
   EXPECT_GT(stats.rounds, 0);
+  // The phases and the waits are thread-seconds of the two groups: within twice the wall time.
+  EXPECT_GE(stats.wait_seconds, 0.0);
+  EXPECT_LE(
+      stats.gather_seconds + stats.evaluate_seconds + stats.apply_seconds + stats.wait_seconds,
+      2.0 * elapsed + 1e-3);
 }
 
 TEST(ConcurrentActors, AGameIsTheSameWhicheverGroupCountPlaysIt) {
