@@ -80,11 +80,12 @@ class BatchPrefetcher {
   // k+1 before train(batch k): whatever train() saves of random's state (a checkpoint of the
   // trainer's generator) is that of the synchronous loop only at the last batch of a Run, so end
   // a Run where such a save happens. Whatever fill() reads must not change during the Run.
-  // Errors: an exception of fill() or train() ends the Run after both threads have finished the
-  // step in flight (no thread is left running; no later batch is trained); train()'s is rethrown
-  // when both threw, as is; an exception of fill() on the sampling thread is rethrown here as
-  // is when it is a vz::Error, else as a vz::Error "sampling a training batch: WHAT". The
-  // prefetcher can Run again afterwards.
+  // Errors: an exception of fill() or train() ends the Run once both threads have finished the
+  // step in flight (no thread is left running; no later batch is trained). train()'s exception
+  // is rethrown as it is, also when fill() threw in the same step; fill()'s as it is when it is a
+  // vz::Error or came from batch 0 (the calling thread), else as a vz::Error "sampling a
+  // training batch: WHAT". The prefetcher can Run again afterwards. Nothing interrupts a Run: a
+  // stop request is the caller's to check between Runs.
   void Run(int64_t count, int64_t draws_per_batch, const std::function<uint64_t()>& random,
            const Fill& fill, const Train& train);
 
