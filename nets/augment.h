@@ -45,8 +45,16 @@ void ApplySymmetry(TrainingBatch& batch, int index, int symmetry) {
   if (!batch.legal.empty()) move_actions(batch.legal.data() + size_t(index) * E::kNumActions);
 }
 
-// Applies a random symmetry (drawn from `random()`, a callable returning uint64_t) to every
-// sample of `batch`; a no-op for games with only the identity.
+// The number of random() calls AugmentBatch<G> makes for a batch of `size` samples: one per
+// sample for a game with symmetries, none otherwise.
+template <Game G>
+constexpr int64_t AugmentDraws(int size) {
+  return InputEncoding<G>::kNumSymmetries > 1 ? int64_t(size) : 0;
+}
+
+// Applies a random symmetry (drawn from `random()`, a callable returning uint64_t: AugmentDraws
+// calls, one per sample in order) to every sample of `batch`; a no-op for games with only the
+// identity.
 template <Game G, class Random>
 void AugmentBatch(TrainingBatch& batch, Random&& random) {
   if constexpr (InputEncoding<G>::kNumSymmetries > 1) {

@@ -7,8 +7,15 @@
 #include <torch/serialize.h>
 
 #include <cmath>
+#include <cstring>
 #include <numbers>
 #include <sstream>
+
+// CUDA events (LibTorch's own header) where this build has CUDA: the pinned batch upload.
+#if defined(VZ_HAVE_CUDA) && __has_include(<c10/cuda/CUDAEvent.h>)
+#include <c10/cuda/CUDAEvent.h>
+#define VZ_TORCH_CUDA_EVENTS 1
+#endif
 
 #include "engine/core/error.h"
 #include "engine/core/zobrist.h"
@@ -62,6 +69,16 @@ struct TorchTrainer final : Trainer::Impl {
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   int64_t steps = 0;  // optimizer steps taken
   uint64_t random_state = 0;
+  // A CUDA device's batch upload (ToDevice; unused on the CPU and in builds without CUDA
+  // events): the host arrays staged in pinned CPU tensors (reused across steps, grown as needed)
+  // and copied with non-blocking copies on the device's current stream; `copied` is recorded
+  // after those copies, and waited for before the staging is written again.
+  struct PinnedStaging {
+    torch::Tensor planes, policy, wdl, legal;
+#if defined(VZ_TORCH_CUDA_EVENTS)
+    c10::cuda::CUDAEvent copied;
+#endif
+  } staging;
 
   void CheckBatch(const TrainingBatch& batch) const {
     const NetArchitecture& a = header.architecture;
@@ -105,24 +122,54 @@ struct TorchTrainer final : Trainer::Impl {
     return {policy.to(torch::kFloat32), value.to(torch::kFloat32)};
   }
 
+  // `values` as a tensor of `shape` and type `dtype` (that of T) on the device. On the CPU a
+  // view of `values` (from_blob, no copy: valid while they live). On a CUDA device (with CUDA
+  // events in this build) a non-blocking copy from the pinned staging tensor `pinned`; the caller
+  // calls staging.copied.synchronize() before the first and records it after the last copy.
+  template <class T>
+  torch::Tensor ToDevice(const std::vector<T>& values, const std::vector<int64_t>& shape,
+                         torch::Dtype dtype, [[maybe_unused]] torch::Tensor& pinned) {
+#if defined(VZ_TORCH_CUDA_EVENTS)
+    if (device.is_cuda()) {
+      const int64_t count = int64_t(values.size());
+      if (!pinned.defined() || pinned.numel() < count) {
+        pinned = torch::empty({count}, torch::TensorOptions().dtype(dtype).pinned_memory(true));
+      }
+      std::memcpy(pinned.data_ptr(), values.data(), values.size() * sizeof(T));
+      return pinned.narrow(0, 0, count).view(shape).to(device, dtype, /*non_blocking=*/true);
+    }
+#endif
+    return torch::from_blob(const_cast<T*>(values.data()), shape, dtype).to(device);
+  }
+
   // Loss terms of `batch`: {the total loss, on the autograd graph; the metrics [5] on the
   // device, fp32, off the graph: policy loss, value loss, total loss, policy accuracy, value
   // accuracy}. Nothing is read back to the host here (ReadMetrics does, once per step).
   std::pair<torch::Tensor, torch::Tensor> Loss(const TrainingBatch& batch) {
     const NetArchitecture& a = header.architecture;
     const int64_t n = batch.size;
-    auto from = [&](const std::vector<float>& values, std::vector<int64_t> shape) {
-      return torch::from_blob(const_cast<float*>(values.data()), shape, torch::kFloat32).to(device);
-    };
-    const torch::Tensor input = from(batch.planes, {n, a.input_planes, a.height, a.width});
-    const torch::Tensor policy_target = from(batch.policy, {n, a.num_actions});
-    const torch::Tensor wdl_target = from(batch.wdl, {n, 3});
-    auto [policy, value] = ForwardInPrecision(input);
+#if defined(VZ_TORCH_CUDA_EVENTS)
+    // The copies from the staging of the step (or micro-batch) before must be done before it is
+    // written again: at once in the common case, where ReadMetrics's blocking copy to the host
+    // synchronised the stream since; a wait after an exception cut a step short, and between the
+    // micro-batches of a step (MicroBatchBackward).
+    if (device.is_cuda()) staging.copied.synchronize();
+#endif
+    const torch::Tensor input = ToDevice(batch.planes, {n, a.input_planes, a.height, a.width},
+                                         torch::kFloat32, staging.planes);
+    const torch::Tensor policy_target =
+        ToDevice(batch.policy, {n, a.num_actions}, torch::kFloat32, staging.policy);
+    const torch::Tensor wdl_target = ToDevice(batch.wdl, {n, 3}, torch::kFloat32, staging.wdl);
+    torch::Tensor legal;
     if (!batch.legal.empty()) {
-      const torch::Tensor legal = torch::from_blob(const_cast<uint8_t*>(batch.legal.data()),
-                                                   {n, a.num_actions}, torch::kUInt8)
-                                      .to(device)
-                                      .to(torch::kBool);
+      legal =
+          ToDevice(batch.legal, {n, a.num_actions}, torch::kUInt8, staging.legal).to(torch::kBool);
+    }
+#if defined(VZ_TORCH_CUDA_EVENTS)
+    if (device.is_cuda()) staging.copied.record(c10::cuda::getCurrentCUDAStream(device.index()));
+#endif
+    auto [policy, value] = ForwardInPrecision(input);
+    if (legal.defined()) {
       // A large finite number, not -inf: 0 * -inf would be NaN in the cross-entropy.
       policy = policy.masked_fill(legal.logical_not(), -1e9);
     }

@@ -4,8 +4,9 @@
 # stop/quit/isready while a search runs) in-process and through the instrumented vzero binary,
 # the analysis engine and its command's reader thread, parallel matches, the run directory's
 # concurrent writers, the task team and the self-play actor groups on it (with the uniform
-# evaluator). By default (CI) only the in-process tests are built: uci_engine_test,
-# analysis_test, match_test, run_dir_test, task_team_test and concurrent_actors_test; VZ_TSAN_TESTS=all builds the
+# evaluator), the trainer's batch prefetch. By default (CI) only the in-process tests are built:
+# uci_engine_test, analysis_test, match_test, run_dir_test, task_team_test,
+# concurrent_actors_test and batch_prefetch_test; VZ_TSAN_TESTS=all builds the
 # target threaded_tests (CMakeLists.txt lists it), which adds the instrumented vzero and the CLI
 # tests that drive it (uci_cli_test, analysis_cli_test). `ctest -L unit` there runs only what was
 # built. Not covered: the LibTorch evaluators inside the actor groups, the trainer and the c10d
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.."
 source scripts/sanitizer_build.sh
 build_dir="${VZ_TSAN_BUILD_DIR:-build-tsan}"
 targets=(uci_engine_test analysis_test match_test run_dir_test task_team_test
-         concurrent_actors_test)
+         concurrent_actors_test batch_prefetch_test)
 if [[ "${VZ_TSAN_TESTS:-}" == all ]]; then targets=(threaded_tests); fi
 vz_sanitizer_build "$build_dir" thread OFF "${targets[@]}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:second_deadlock_stack=1}"

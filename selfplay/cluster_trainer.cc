@@ -12,9 +12,11 @@
 #include <chrono>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <span>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -30,6 +32,7 @@
 #include "nets/net_file.h"
 #include "nets/net_runner.h"
 #include "nets/trainer.h"
+#include "selfplay/batch_prefetch.h"
 #include "selfplay/game_record.h"
 #include "selfplay/replay_window.h"
 #include "selfplay/run_report.h"
@@ -407,34 +410,51 @@ class TrainerRole {
 
   // --- training ------------------------------------------------------------------------------
 
+  // `count` steps, each batch sampled beside the step before it (selfplay/batch_prefetch.h): the
+  // same batches as sampling each just before its step. The prefetch draws from the trainer's
+  // generator one batch ahead, and a checkpoint saves that generator: a Run ends at every
+  // checkpoint step (Agree ends every call there anyway), so that a resumed run draws the same.
   void TrainSteps(int64_t count) {
     const int64_t every = int64_t(config_.optimizer().checkpoint_every_steps());
     const uint64_t salt = 0x9E3779B97F4A7C15ull * uint64_t(env_.rank + 1);
-    auto random = [&] { return SplitMix64(trainer_->NextRandom() ^ salt); };
-    for (int64_t i = 0; i < count; ++i) {
-      window_.Sample(local_batch_, random, batch_);
-      if (config_.optimizer().augment()) nets::AugmentBatch<G>(batch_, random);
-      const Clock::time_point step_start = Clock::now();
-      const nets::TrainMetrics m = trainer_->Step(batch_);
-      train_seconds_ += SecondsSince(step_start);
-      samples_trained_ += int64_t(config_.optimizer().batch_size());
-      if (!Leader()) continue;
-      sums_[0] += m.loss;
-      sums_[1] += m.policy_loss;
-      sums_[2] += m.value_loss;
-      sums_[3] += m.policy_accuracy;
-      sums_[4] += m.value_accuracy;
-      sums_[5] += m.learning_rate;
-      ++summed_;
-      if (summed_ >= 20) FlushMetrics();
-      if (trainer_->step() % every == 0) {
-        FlushMetrics();
-        Checkpoint();
-        Export();
-        SaveState();
-        // After state.json: a strength check of the new net reads the positions behind it there.
-        if (request_.shared != nullptr) request_.shared->Notify();
-      }
+    const bool augment = config_.optimizer().augment();
+    const std::function<uint64_t()> random = [&] {
+      return SplitMix64(trainer_->NextRandom() ^ salt);
+    };
+    const BatchPrefetcher::Fill fill = [&](std::span<const uint64_t> draws,
+                                           nets::TrainingBatch& batch) {
+      SampleTrainingBatch<G>(window_, local_batch_, augment, draws, batch);
+    };
+    while (count > 0) {
+      const int64_t run = std::min(count, every - trainer_->step() % every);
+      prefetcher_.Run(run, DrawsPerTrainingBatch<G>(local_batch_, augment), random, fill,
+                      [&](const nets::TrainingBatch& batch) { TrainStep(batch); });
+      count -= run;
+    }
+  }
+
+  void TrainStep(const nets::TrainingBatch& batch) {
+    const int64_t every = int64_t(config_.optimizer().checkpoint_every_steps());
+    const Clock::time_point step_start = Clock::now();
+    const nets::TrainMetrics m = trainer_->Step(batch);
+    train_seconds_ += SecondsSince(step_start);
+    samples_trained_ += int64_t(config_.optimizer().batch_size());
+    if (!Leader()) return;
+    sums_[0] += m.loss;
+    sums_[1] += m.policy_loss;
+    sums_[2] += m.value_loss;
+    sums_[3] += m.policy_accuracy;
+    sums_[4] += m.value_accuracy;
+    sums_[5] += m.learning_rate;
+    ++summed_;
+    if (summed_ >= 20) FlushMetrics();
+    if (trainer_->step() % every == 0) {
+      FlushMetrics();
+      Checkpoint();
+      Export();
+      SaveState();
+      // After state.json: a strength check of the new net reads the positions behind it there.
+      if (request_.shared != nullptr) request_.shared->Notify();
     }
   }
 
@@ -457,7 +477,9 @@ class TrainerRole {
                      {"learning_rate", sums_[5] / n},
                      {"world_size", env_.world_size},
                      {"samples_per_second",
-                      train_seconds_ > 0 ? double(samples_trained_) / train_seconds_ : 0.0}});
+                      train_seconds_ > 0 ? double(samples_trained_) / train_seconds_ : 0.0},
+                     // Sampling not hidden behind the steps (this session's).
+                     {"sample_wait_seconds", prefetcher_.wait_seconds()}});
     std::fill(std::begin(sums_), std::end(sums_), 0.0);
     summed_ = 0;
   }
@@ -556,7 +578,7 @@ class TrainerRole {
   MetricsFile* metrics_ = nullptr;            // rank 0: own_metrics_ or the SharedRun's
   ReplayWindow<G> window_;
   std::unique_ptr<nets::Trainer> trainer_;
-  nets::TrainingBatch batch_;
+  BatchPrefetcher prefetcher_;  // its thread samples the next batch during a step
   std::string checkpoint_path_;
   int local_batch_ = 0;
   std::set<std::string> listed_;                     // rank 0: chunk files named so far

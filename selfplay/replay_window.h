@@ -285,7 +285,8 @@ class ReplayWindow {
   int64_t total_positions_added() const { return total_positions_added_; }
 
   // Fills `batch` with `size` positions drawn uniformly (with replacement) from the window;
-  // `random()` returns a uniform uint64_t. Shapes (nets/trainer.h):
+  // `random()` returns a uniform uint64_t and is called exactly `size` times, once per sample in
+  // order. Shapes (nets/trainer.h):
   //   batch.size = size
   //   planes [size][kInputSize]              Encoding::Encode(position, repetition count)
   //   policy [size][G::kNumActions]          the policy target, dense, sums to 1

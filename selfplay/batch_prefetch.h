@@ -1,0 +1,103 @@
+#pragma once
+
+// Training batches made one step ahead of the trainer (double buffering): while the calling thread
+// trains on batch k, a second thread samples batch k+1 from the replay window into the other of
+// two buffers, so that the CPU work of a batch (input planes, dense policy targets, move
+// generation for the legal masks, augmentation) hides behind the step instead of adding to it.
+//
+// The batches are those of the synchronous loop, bit for bit and in the same order:
+//   for each step: ReplayWindow<G>::Sample(size, random, batch);
+//                  nets::AugmentBatch<G>(batch, random) (when augmenting);  train(batch)
+// The random numbers come from the caller's generator (the trainer's checkpointed one, so that a
+// resumed run reproduces its batches), always on the calling thread and in that loop's order:
+// batch k+1's draws are taken before train(batch k) runs, into a buffer the sampling thread reads.
+// Torch-free.
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/core/error.h"
+#include "engine/core/game.h"
+#include "engine/core/macros.h"
+#include "engine/core/task_team.h"
+#include "nets/augment.h"
+#include "nets/trainer.h"
+#include "selfplay/replay_window.h"
+
+namespace vz {
+
+// The random draws of one batch of `size` samples: ReplayWindow<G>::Sample takes one per sample,
+// nets::AugmentBatch<G> (when `augment`) nets::AugmentDraws<G>(size) more, after those.
+template <Game G>
+int64_t DrawsPerTrainingBatch(int size, bool augment) {
+  return int64_t(size) + (augment ? nets::AugmentDraws<G>(size) : 0);
+}
+
+// Fills `batch` as ReplayWindow<G>::Sample(size, random, batch) and then, when `augment`,
+// nets::AugmentBatch<G>(batch, random) would, with random() returning draws[0], draws[1], ... in
+// turn. `draws` must hold exactly DrawsPerTrainingBatch<G>(size, augment) values (a bug
+// otherwise: VZ_CHECK). Throws what Sample throws (vz::Error for an empty window or size < 1).
+// Reads `window` only: may run on another thread than the one that changes it, never at the same
+// time.
+template <Game G>
+void SampleTrainingBatch(const ReplayWindow<G>& window, int size, bool augment,
+                         std::span<const uint64_t> draws, nets::TrainingBatch& batch) {
+  VZ_CHECK(int64_t(draws.size()) == DrawsPerTrainingBatch<G>(size, augment));
+  size_t next = 0;
+  const auto random = [&] {
+    VZ_CHECK(next < draws.size());
+    return draws[next++];
+  };
+  window.Sample(size, random, batch);
+  if (augment) nets::AugmentBatch<G>(batch, random);
+  VZ_CHECK(next == draws.size());
+}
+
+// The double buffer and its sampling thread (a TaskTeam of two: the caller and one persistent
+// thread, started by the constructor and joined by the destructor; none outlives the object).
+// Not thread-safe: one Run at a time, always from the same thread.
+class BatchPrefetcher {
+ public:
+  // Fills `batch` (a buffer of the prefetcher's, reused: its vectors keep their capacity) from
+  // `draws` (draws_per_batch values). SampleTrainingBatch, bound to a window and a batch size.
+  using Fill = std::function<void(std::span<const uint64_t> draws, nets::TrainingBatch& batch)>;
+  // Trains on one batch (read-only; valid during the call only).
+  using Train = std::function<void(const nets::TrainingBatch& batch)>;
+
+  // Throws std::system_error when the sampling thread cannot start.
+  BatchPrefetcher();
+  BatchPrefetcher(const BatchPrefetcher&) = delete;
+  BatchPrefetcher& operator=(const BatchPrefetcher&) = delete;
+
+  // Runs train() on `count` (>= 0) batches in order: batch k is fill(draws of batch k), where the
+  // draws of batch k are the k-th run of `draws_per_batch` (>= 0) calls of random(). Batch 0 is
+  // filled on the calling thread; batch k+1 on the sampling thread while train(batch k) runs on
+  // the calling thread. random() and train() run on the calling thread only, random() for batch
+  // k+1 before train(batch k): whatever train() saves of random's state (a checkpoint of the
+  // trainer's generator) is that of the synchronous loop only at the last batch of a Run, so end
+  // a Run where such a save happens. Whatever fill() reads must not change during the Run.
+  // Errors: an exception of fill() or train() ends the Run once both threads have finished the
+  // step in flight (no thread is left running; no later batch is trained). train()'s exception
+  // is rethrown as it is, also when fill() threw in the same step; fill()'s as it is when it is a
+  // vz::Error or came from batch 0 (the calling thread), else as a vz::Error "sampling a
+  // training batch: WHAT". The prefetcher can Run again afterwards. Nothing interrupts a Run: a
+  // stop request is the caller's to check between Runs.
+  void Run(int64_t count, int64_t draws_per_batch, const std::function<uint64_t()>& random,
+           const Fill& fill, const Train& train);
+
+  // Seconds the calling thread spent, over every Run, filling batch 0 and waiting for the
+  // sampling thread after train() returned: the sampling not hidden behind the steps.
+  double wait_seconds() const { return wait_seconds_; }
+
+ private:
+  TaskTeam team_{2};
+  nets::TrainingBatch batches_[2];  // [k % 2] batch k of a Run
+  std::vector<uint64_t> draws_[2];  // [k % 2] the draws of batch k
+  double wait_seconds_ = 0;
+};
+
+}  // namespace vz
