@@ -24,7 +24,8 @@ namespace vz::cuda {
 // A cudaStream_t passed through plain C++ code.
 using Stream = void*;
 
-// moves [batch][G::kMaxMoves], counts [batch], policy_indices [batch][G::kMaxMoves] (optional).
+// moves [batch][G::kMaxMoves] (optional), counts [batch], policy_indices [batch][G::kMaxMoves]
+// (optional).
 template <class G>
 void LaunchLegalMoves(const typename G::Position* positions, int batch, Move* moves,
                       int32_t* counts, int32_t* policy_indices, Stream stream);

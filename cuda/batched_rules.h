@@ -17,9 +17,8 @@
 //   moves             [batch][G::kMaxMoves]          Move; entries [i][0, counts[i]) are position
 //                                                    i's legal moves in G::GenerateMoves order,
 //                                                    the rest are left unwritten
-//   counts            [batch]                       int32 number of legal moves (0 <= c <=
-//   kMaxMoves) policy_indices    [batch][G::kMaxMoves]          int32 InputEncoding<G>::PolicyIndex
-//   of each
+//   counts            [batch]                       int32 number of legal moves, <= kMaxMoves
+//   policy_indices    [batch][G::kMaxMoves]          int32 InputEncoding<G>::PolicyIndex of each
 //                                                    legal move, in [0, G::kNumActions); the rest
 //                                                    unwritten
 //   choices           [batch]                       int32 index into moves[i] of the move to play
@@ -94,8 +93,10 @@ VZ_HD void LegalMovesAt(const typename G::Position* positions, int i, Move* move
   typename G::MoveList list;
   list.Clear();
   G::GenerateMoves(p, list);
-  Move* out = moves + size_t(i) * G::kMaxMoves;
-  for (int k = 0; k < list.size; ++k) out[k] = list.moves[k];
+  if (moves != nullptr) {
+    Move* out = moves + size_t(i) * G::kMaxMoves;
+    for (int k = 0; k < list.size; ++k) out[k] = list.moves[k];
+  }
   counts[i] = list.size;
   if (policy_indices != nullptr) {
     int32_t* indices = policy_indices + size_t(i) * G::kMaxMoves;
@@ -160,7 +161,9 @@ VZ_HD void EncodeBf16At(const typename G::Position* positions, int i,
 // Priors of one entry from its policy logits `logits` [num_actions], as nets/torch_evaluator.h
 // computes them: a softmax over the DISTINCT policy indices `indices` [count] of the legal moves
 // (everything else masked out), each index's probability shared equally by the moves that have
-// it, written to out [count]. Indices outside [0, num_actions) get prior 0 and take no part.
+// it, written to out [count]. Indices outside [0, num_actions) get prior 0 and take no part. A
+// NaN or infinite logit at a legal index makes every prior NaN (for the caller's finiteness
+// check, nets::CheckFiniteOutputs).
 VZ_HD inline void EntryPriors(const float* logits, int num_actions, const int32_t* indices,
                               int count, bool actions_may_collide, float* out) {
   auto valid = [&](int k) { return indices[k] >= 0 && indices[k] < num_actions; };
@@ -180,7 +183,12 @@ VZ_HD inline void EntryPriors(const float* logits, int num_actions, const int32_
   for (int k = 0; k < count; ++k) {
     if (valid(k) && first_of_index(k)) sum += double(expf(logits[indices[k]] - max_logit));
   }
+  const bool broken = sum != sum;  // a NaN or infinite logit: NaN priors, for the caller's check
   for (int k = 0; k < count; ++k) {
+    if (broken) {
+      out[k] = NAN;
+      continue;
+    }
     if (!valid(k) || !(sum > 0.0)) {
       out[k] = 0.0f;
       continue;

@@ -43,7 +43,8 @@ void* DeviceAllocate(size_t bytes) {
 }
 
 void DeviceFree(void* pointer) noexcept {
-  if (pointer != nullptr) cudaFree(pointer);
+  // A failed free must not leave its error for the next VZ_CUDA_CHECK to misreport.
+  if (pointer != nullptr && cudaFree(pointer) != cudaSuccess) cudaGetLastError();
 }
 
 void* PinnedAllocate(size_t bytes) {
@@ -54,7 +55,7 @@ void* PinnedAllocate(size_t bytes) {
 }
 
 void PinnedFree(void* pointer) noexcept {
-  if (pointer != nullptr) cudaFreeHost(pointer);
+  if (pointer != nullptr && cudaFreeHost(pointer) != cudaSuccess) cudaGetLastError();
 }
 
 void CopyToDeviceAsync(void* device, const void* host, size_t bytes, Stream stream) {
@@ -90,17 +91,22 @@ void SynchronizeStream(Stream stream) {
 
 Event::Event() {
   cudaEvent_t event = nullptr;
-  VZ_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  // Blocking sync: a waiting thread sleeps instead of spinning on a core the actors need.
+  VZ_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming | cudaEventBlockingSync));
   event_ = event;
 }
 
 Event::~Event() {
-  if (event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(event_));
+  if (event_ != nullptr && cudaEventDestroy(static_cast<cudaEvent_t>(event_)) != cudaSuccess) {
+    cudaGetLastError();
+  }
 }
 
 Event& Event::operator=(Event&& other) noexcept {
   if (this != &other) {
-    if (event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(event_));
+    if (event_ != nullptr && cudaEventDestroy(static_cast<cudaEvent_t>(event_)) != cudaSuccess) {
+      cudaGetLastError();
+    }
     event_ = std::exchange(other.event_, nullptr);
   }
   return *this;

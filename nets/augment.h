@@ -64,4 +64,16 @@ void AugmentBatch(TrainingBatch& batch, Random&& random) {
   }
 }
 
+// As AugmentBatch for a compact batch: the same random() calls, the drawn symmetries recorded in
+// batch.symmetries for the trainer's expansion (nets/trainer.h CompactBatch) to apply.
+template <Game G, class Random>
+void AugmentCompact(CompactBatch& batch, Random&& random) {
+  batch.symmetries.assign(size_t(batch.size), 0);
+  if constexpr (InputEncoding<G>::kNumSymmetries > 1) {
+    for (int i = 0; i < batch.size; ++i) {
+      batch.symmetries[size_t(i)] = int32_t(random() % uint64_t(InputEncoding<G>::kNumSymmetries));
+    }
+  }
+}
+
 }  // namespace vz::nets

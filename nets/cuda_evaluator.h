@@ -44,6 +44,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -95,6 +96,20 @@ class CudaEvaluator final : public Evaluator<G> {
     if (warmup_batch > 0) WarmUp(warmup_batch);
   }
 
+  ~CudaEvaluator() override {
+    // The buffers' cudaFree calls sync the device: not during another runner's graph capture.
+    const std::shared_lock<std::shared_mutex> device_work(CudaCaptureMutex());
+    host_input_ = {};
+    device_input_ = {};
+    device_output_ = {};
+    host_output_ = {};
+    moves_ = {};
+    policy_indices_ = {};
+    planes_ = {};
+    policy_logits_ = {};
+    wdl_logits_ = {};
+  }
+
   void Evaluate(EvalBatch<G>& batch) override {
     const int n = batch.size();
     if (n == 0) return;
@@ -116,7 +131,11 @@ class CudaEvaluator final : public Evaluator<G> {
     const size_t counts_at = Align(priors_at + sizeof(float) * size_t(total));
     const size_t digests_at = Align(counts_at + sizeof(int32_t) * size_t(n));
     const size_t output_bytes = host_moves ? counts_at : digests_at + sizeof(uint64_t) * size_t(n);
-    Reserve(n, input_bytes, output_bytes);
+    {
+      // Growing frees device memory (cudaFree syncs the device): not during a graph capture.
+      const std::shared_lock<std::shared_mutex> device_work(CudaCaptureMutex());
+      Reserve(n, input_bytes, output_bytes);
+    }
 
     std::byte* staging = host_input_.data();
     std::memcpy(staging + positions_at, batch.positions().data(), sizeof(Position) * size_t(n));

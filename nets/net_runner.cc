@@ -35,6 +35,11 @@ void CheckFiniteOutputs(std::string_view source, int batch, const int32_t* offse
   }
 }
 
+std::shared_mutex& CudaCaptureMutex() {
+  static std::shared_mutex mutex;
+  return mutex;
+}
+
 int PaddedBatchSize(int batch) {
   if (batch < 1) throw Error(fmt::format("batch size {} is not positive", batch));
   constexpr int kStep = 512;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,14 @@ int CpuThreads();
 // evaluator's priors and values).
 void CheckFiniteOutputs(std::string_view source, int batch, const int32_t* offsets,
                         const float* policy, const float* wdl);
+
+// The process-wide lock that keeps CUDA graph captures apart from other CUDA work of this
+// process (LibTorch 2.11 keeps the CUDA random generator's capture state unlocked, and a
+// device-wide sync, as cuDNN's autotuning and cudaFree do, breaks a capture in flight). A runner
+// holds it exclusively while it captures a graph; every other device job of vzero (the runners'
+// evaluations, the GPU evaluator's buffer growth, the trainer's steps) holds it shared. Never
+// acquire it while holding it.
+std::shared_mutex& CudaCaptureMutex();
 
 // The batch size a CUDA runner's RunDevice evaluates `batch` >= 1 positions at: the next power of
 // two up to 512, then the next multiple of 512 (at most 1/8 padding above 4096). A few fixed

@@ -58,6 +58,9 @@ struct Trainer::Impl {
   virtual ~Impl() = default;
   virtual TrainMetrics Step(const TrainingBatch& batch) = 0;
   virtual TrainMetrics Evaluate(const TrainingBatch& batch) = 0;
+  virtual TrainMetrics Step(const CompactBatch& batch) = 0;
+  virtual TrainMetrics Evaluate(const CompactBatch& batch) = 0;
+  virtual void SetSampleCodec(std::shared_ptr<const SampleCodec> codec) = 0;
   virtual void Predict(const float* planes, int batch, float* policy, float* wdl) = 0;
   virtual void SaveCheckpoint(const std::string& path) const = 0;
   virtual CheckpointLoad LoadCheckpoint(const std::string& path) = 0;

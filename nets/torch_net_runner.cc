@@ -11,7 +11,9 @@
 // The CUDA stream and graph API (LibTorch's own headers) where this build has CUDA.
 #if defined(VZ_HAVE_CUDA) && __has_include(<c10/cuda/CUDAStream.h>)
 #include <ATen/Context.h>
+#include <ATen/core/CachingHostAllocator.h>
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
@@ -20,6 +22,7 @@
 
 #include <map>
 #include <optional>
+#include <shared_mutex>
 
 #include "engine/core/error.h"
 #include "nets/model.h"
@@ -47,6 +50,9 @@ class TorchNetRunner final : public NetRunner::Impl {
     }
     precision_ = chosen;
     source_ = std::string(source);
+    // Loading allocates and copies on the device: not while another thread captures a graph.
+    std::shared_lock<std::shared_mutex> device_work(CudaCaptureMutex(), std::defer_lock);
+    if (cuda) device_work.lock();
     try {
       torch::NoGradGuard no_grad;
       net_ = PolicyValueNet(file.architecture);
@@ -60,8 +66,22 @@ class TorchNetRunner final : public NetRunner::Impl {
       if (channels_last_) ToChannelsLast();
 #if defined(VZ_TORCH_CUDA_STREAMS)
       if (cuda) {
+        // The weights were moved and converted on this thread's current stream; the runner's
+        // own stream does not wait for it (non-blocking).
+        c10::cuda::getCurrentCUDAStream(device_.index()).synchronize();
         at::globalContext().setBenchmarkCuDNN(true);
-        stream_ = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device_.index());
+        // A stream of the runner's own (LibTorch's pool hands out 32 per device in turn, which
+        // runners of other threads would share): a graph captured on it records this runner's
+        // kernels only.
+        const c10::cuda::CUDAGuard device_guard(device_.index());
+        cudaStream_t created = nullptr;
+        if (cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking) != cudaSuccess) {
+          cudaGetLastError();
+          throw Error(
+              fmt::format("net file {}: cannot create a CUDA stream on {}", source, device));
+        }
+        owned_stream_.stream = created;
+        stream_ = c10::cuda::getStreamFromExternal(created, device_.index());
         graphs_on_ = options.cuda_graphs;
         if (!graphs_on_) graphs_off_reason_ = "turned off";
       }
@@ -75,11 +95,27 @@ class TorchNetRunner final : public NetRunner::Impl {
     }
   }
 
+  ~TorchNetRunner() override {
+#if defined(VZ_TORCH_CUDA_STREAMS)
+    // Destroying graphs edits LibTorch's shared capture state: not during another's capture.
+    if (!graphs_.empty() || graph_pool_.has_value()) {
+      const std::unique_lock<std::shared_mutex> exclusive(CudaCaptureMutex());
+      try {
+        if (stream_.has_value()) stream_->synchronize();
+      } catch (const c10::Error&) {
+      }
+      graphs_.clear();
+      ReleaseGraphPool();
+    }
+#endif
+  }
+
   void Run(const float* planes, int batch, const int32_t* action_offsets, const int32_t* actions,
            float* logits, float* wdl) override {
     std::lock_guard<std::mutex> lock(mutex_);
     try {
       torch::InferenceMode inference;
+      const DeviceWork device_work(*this);
       const StreamGuard on_stream(*this);
       auto [policy, value] = Forward(planes, batch);
       const int64_t total = action_offsets[batch];
@@ -107,6 +143,7 @@ class TorchNetRunner final : public NetRunner::Impl {
     std::lock_guard<std::mutex> lock(mutex_);
     try {
       torch::InferenceMode inference;
+      const DeviceWork device_work(*this);
       const StreamGuard on_stream(*this);
       auto [policy, value] = Forward(planes, batch);
       const torch::Tensor p = policy.to(torch::kCPU).contiguous();
@@ -133,7 +170,16 @@ class TorchNetRunner final : public NetRunner::Impl {
     for (int i = 0; i < 3; ++i) {
       Run(planes.data(), batch, offsets.data(), actions.data(), logits.data(), wdl.data());
     }
-    if (device_.is_cuda()) torch::cuda::synchronize(device_.index());  // every stream
+#if defined(VZ_TORCH_CUDA_STREAMS)
+    if (stream_.has_value()) {  // this runner's work only, never a device-wide sync
+      try {
+        stream_->synchronize();
+      } catch (const c10::Error& error) {
+        throw Error(fmt::format("network warm-up on {} failed: {}", device(),
+                                error.what_without_backtrace()));
+      }
+    }
+#endif
   }
 
   void RunDevice(const void* planes, NetRunner::DeviceInput type, int batch, float* policy_logits,
@@ -143,8 +189,15 @@ class TorchNetRunner final : public NetRunner::Impl {
     }
     if (batch < 1) throw Error(fmt::format("RunDevice: batch {} is not positive", batch));
     std::lock_guard<std::mutex> lock(mutex_);
+    const int padded = PaddedBatchSize(batch);
+    if (graphs_on_ && graphs_.count(padded) == 0) {
+      torch::InferenceMode inference;
+      const StreamGuard on_stream(*this);
+      Capture(padded);  // or turns the graphs off
+    }
     try {
       torch::InferenceMode inference;
+      const DeviceWork device_work(*this);
       const StreamGuard on_stream(*this);
       const NetArchitecture& a = net_->architecture;
       const auto on_device = torch::TensorOptions().device(device_);
@@ -156,8 +209,8 @@ class TorchNetRunner final : public NetRunner::Impl {
                                                   on_device.dtype(torch::kFloat32));
       torch::Tensor wdl_out =
           torch::from_blob(wdl_logits, {batch, 3}, on_device.dtype(torch::kFloat32));
-      const int padded = PaddedBatchSize(batch);
-      if (CapturedForward* graph = GraphFor(padded)) {
+      if (auto found = graphs_.find(padded); graphs_on_ && found != graphs_.end()) {
+        CapturedForward* graph = found->second.get();
         graph->input.narrow(0, 0, batch).copy_(input);
         graph->graph.replay();
         policy_out.copy_(graph->policy.narrow(0, 0, batch));
@@ -248,6 +301,18 @@ class TorchNetRunner final : public NetRunner::Impl {
 #endif
   };
 
+  // A shared hold of CudaCaptureMutex for a CUDA runner's device work (none on the CPU): no
+  // other thread captures a graph meanwhile.
+  class DeviceWork {
+   public:
+    explicit DeviceWork(const TorchNetRunner& runner) : lock_(CudaCaptureMutex(), std::defer_lock) {
+      if (runner.device_.is_cuda()) lock_.lock();
+    }
+
+   private:
+    std::shared_lock<std::shared_mutex> lock_;
+  };
+
   // The forward pass at one padded batch size as a CUDA graph: its static input, captured once,
   // replayed with new contents; the outputs (float32 logits) land in the static outputs.
   struct CapturedForward {
@@ -259,84 +324,130 @@ class TorchNetRunner final : public NetRunner::Impl {
     torch::Tensor value;   // [padded][3] float32 logits
   };
 
-  // The graph of `padded` (captured and checked on first use), or nullptr when the graphs are
-  // off or this one failed (which turns them off, with the reason, and leaves the eager path).
-  // Called with mutex_ held and the runner's stream current.
-  CapturedForward* GraphFor(int padded) {
+  // Captures and checks the graph of `padded` into graphs_, or turns the graphs off (with the
+  // reason; the eager path runs from then on). Called with mutex_ held and the runner's stream
+  // current; holds CudaCaptureMutex exclusively throughout: LibTorch 2.11 shares the CUDA
+  // random generator's capture state between threads without a lock, and a device-wide sync of
+  // another thread (cuDNN's autotuning, cudaFree) would break a capture in flight.
+  void Capture(int padded) {
 #if defined(VZ_TORCH_CUDA_STREAMS)
-    if (!graphs_on_) return nullptr;
-    if (auto found = graphs_.find(padded); found != graphs_.end()) return found->second.get();
+    const std::unique_lock<std::shared_mutex> exclusive(CudaCaptureMutex());
     const NetArchitecture& a = net_->architecture;
     auto graph = std::make_unique<CapturedForward>();
     bool capturing = false;
+    // What is captured, and run eagerly before: the same kernels (lazy module loading).
+    const auto forward = [&](const torch::Tensor& input) {
+      auto [policy, value] = net_->forward(input);
+      return std::make_pair(policy.to(torch::kFloat32), value.to(torch::kFloat32));
+    };
     try {
       const auto options = torch::TensorOptions().device(device_).dtype(dtype_);
       graph->input = Prepare(torch::zeros({padded, a.input_planes, a.height, a.width}, options));
       // Eager passes first, outside the capture: cuDNN's autotuning and the allocator's pools.
-      for (int i = 0; i < 3; ++i) net_->forward(graph->input);
+      for (int i = 0; i < 3; ++i) forward(graph->input);
       stream_->synchronize();
-      // Thread-local capture: the other threads' evaluators may use the device meanwhile.
-      graph->graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+      // All of a runner's graphs share one memory pool: they run one after another on its
+      // stream, and each batch's outputs are copied out before the next replay.
+      if (!graph_pool_.has_value()) graph_pool_ = at::cuda::graph_pool_handle();
+      graph->graph.capture_begin(*graph_pool_, cudaStreamCaptureModeThreadLocal);
       capturing = true;
-      {
-        auto [policy, value] = net_->forward(graph->input);
-        graph->policy = policy.to(torch::kFloat32);
-        graph->value = value.to(torch::kFloat32);
-      }
-      capturing = false;
+      std::tie(graph->policy, graph->value) = forward(graph->input);
       graph->graph.capture_end();
-      // The check: a replay on varied planes against the eager forward pass on the same planes.
-      graph->input.copy_(torch::rand({padded, a.input_planes, a.height, a.width}, options).round());
+      capturing = false;
+      // The check: a replay on varied planes (made on the CPU: no CUDA random numbers) against
+      // the eager forward pass on the same planes.
+      graph->input.copy_(
+          torch::rand({padded, a.input_planes, a.height, a.width}, torch::kFloat32).round());
       graph->graph.replay();
-      auto [policy, value] = net_->forward(graph->input);
+      auto [policy, value] = forward(graph->input);
       const double tolerance = dtype_ == torch::kFloat32 ? 1e-3 : 3e-2;
       const auto differs = [&](const torch::Tensor& got, const torch::Tensor& want) {
-        const torch::Tensor expected = want.to(torch::kFloat32);
-        const double scale = 1.0 + expected.abs().max().item<double>();
-        return (got - expected).abs().max().item<double>() > tolerance * scale;
+        const double scale = 1.0 + want.abs().max().item<double>();
+        return (got - want).abs().max().item<double>() > tolerance * scale;
       };
       if (differs(graph->policy, policy) || differs(graph->value, value)) {
-        return TurnGraphsOff(
+        graph.reset();
+        TurnGraphsOff(
             fmt::format("the graph of batch {} disagreed with the eager forward pass", padded));
+        return;
       }
     } catch (const c10::Error& error) {
       if (capturing) EndBrokenCapture();
-      return TurnGraphsOff(
+      graph.reset();
+      TurnGraphsOff(
           fmt::format("capture of batch {} failed: {}", padded, error.what_without_backtrace()));
+      return;
     }
-    CapturedForward* made = graph.get();
     graphs_.emplace(padded, std::move(graph));
-    return made;
 #else
     (void)padded;
-    return nullptr;
 #endif
   }
 
-  CapturedForward* TurnGraphsOff(std::string reason) {
+  // Drops every graph and their memory pool (called with CudaCaptureMutex held exclusively).
+  void TurnGraphsOff(std::string reason) {
     graphs_on_ = false;
     graphs_off_reason_ = std::move(reason);
     graphs_.clear();
+    ReleaseGraphPool();
     fmt::print(stderr, "warning: net {} on {}: CUDA graphs off ({}); evaluating eagerly\n", source_,
                device(), graphs_off_reason_);
-    return nullptr;
   }
 
 #if defined(VZ_TORCH_CUDA_STREAMS)
-  // Ends a stream capture that an error interrupted, so that the stream can be used again.
+  // Ends a stream capture that an error interrupted, so that the stream can be used again, and
+  // stops LibTorch's allocators routing this thread's allocations into the graph pool (in 2.11
+  // CUDAGraph::capture_end throws before doing so, and its destructor does not either).
   void EndBrokenCapture() {
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream_->stream(), &status) != cudaSuccess) return;
-    if (status == cudaStreamCaptureStatusNone) return;
-    cudaGraph_t broken = nullptr;
-    cudaStreamEndCapture(stream_->stream(), &broken);
-    if (broken != nullptr) cudaGraphDestroy(broken);
+    if (cudaStreamIsCapturing(stream_->stream(), &status) == cudaSuccess &&
+        status != cudaStreamCaptureStatusNone) {
+      cudaGraph_t broken = nullptr;
+      cudaStreamEndCapture(stream_->stream(), &broken);
+      if (broken != nullptr) cudaGraphDestroy(broken);
+    }
     cudaGetLastError();  // clear the error the interrupted capture left behind
+    if (!graph_pool_.has_value()) return;
+    try {
+      c10::cuda::CUDACachingAllocator::endAllocateToPool(device_.index(), *graph_pool_);
+    } catch (const c10::Error&) {
+    }
+    try {
+      at::getHostAllocator(at::kCUDA)->end_allocate_to_pool(*graph_pool_);
+    } catch (const c10::Error&) {
+    }
+  }
+
+  // Gives the graphs' pool back to the allocator (after the graphs are gone).
+  void ReleaseGraphPool() {
+    if (!graph_pool_.has_value()) return;
+    try {
+      c10::cuda::CUDACachingAllocator::releasePool(device_.index(), *graph_pool_);
+    } catch (const c10::Error&) {
+    }
+    try {
+      at::getHostAllocator(at::kCUDA)->release_pool(*graph_pool_);
+    } catch (const c10::Error&) {
+    }
+    graph_pool_.reset();
   }
 #else
   void EndBrokenCapture() {}
+  void ReleaseGraphPool() {}
 #endif
 
+#if defined(VZ_TORCH_CUDA_STREAMS)
+  // The runner's CUDA stream, destroyed last (after the graphs and the net that used it).
+  struct OwnedStream {
+    cudaStream_t stream = nullptr;
+    ~OwnedStream() {
+      if (stream == nullptr) return;
+      cudaStreamSynchronize(stream);
+      cudaStreamDestroy(stream);
+      cudaGetLastError();
+    }
+  } owned_stream_;
+#endif
   PolicyValueNet net_{nullptr};
   torch::Device device_{torch::kCPU};
   torch::ScalarType dtype_ = torch::kFloat32;
@@ -345,10 +456,11 @@ class TorchNetRunner final : public NetRunner::Impl {
   bool channels_last_ = false;
   bool graphs_on_ = false;
   std::string graphs_off_reason_;
-  std::map<int, std::unique_ptr<CapturedForward>> graphs_;  // by padded batch size
 #if defined(VZ_TORCH_CUDA_STREAMS)
-  std::optional<c10::cuda::CUDAStream> stream_;  // the runner's own (CUDA runners)
+  std::optional<c10::cuda::CUDAStream> stream_;  // owned_stream_ as LibTorch's (CUDA runners)
+  std::optional<c10::MempoolId_t> graph_pool_;   // the graphs' shared memory pool
 #endif
+  std::map<int, std::unique_ptr<CapturedForward>> graphs_;  // by padded batch size
   mutable std::mutex mutex_;
 };
 

@@ -6,9 +6,12 @@
 #include <torch/optim.h>
 #include <torch/serialize.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <numbers>
+#include <shared_mutex>
 #include <sstream>
 
 // CUDA events (LibTorch's own header) where this build has CUDA: the pinned batch upload.
@@ -24,6 +27,7 @@
 #include "nets/distributed_tensors.h"
 #include "nets/fresh_net.h"
 #include "nets/model.h"
+#include "nets/net_runner.h"
 #include "nets/torch_impl.h"
 
 namespace vz::nets::torch_impl {
@@ -52,6 +56,14 @@ struct TorchTrainer final : Trainer::Impl {
   TorchTrainer(const NetFile& net, const TrainerOptions& options);
   TrainMetrics Step(const TrainingBatch& batch) override;
   TrainMetrics Evaluate(const TrainingBatch& batch) override;
+  TrainMetrics Step(const CompactBatch& batch) override;
+  TrainMetrics Evaluate(const CompactBatch& batch) override;
+  void SetSampleCodec(std::shared_ptr<const SampleCodec> codec) override;
+  struct DeviceBatch;
+  // One optimizer step (Evaluate: the metrics) on the device batch `make` returns, `size`
+  // samples; the device work of Step and Evaluate for both kinds of batch.
+  TrainMetrics StepOn(const std::function<DeviceBatch()>& make, int size);
+  TrainMetrics EvaluateOn(const std::function<DeviceBatch()>& make);
   void Predict(const float* planes, int batch, float* policy, float* wdl) override;
   void SaveCheckpoint(const std::string& path) const override;
   CheckpointLoad LoadCheckpoint(const std::string& path) override;
@@ -79,6 +91,24 @@ struct TorchTrainer final : Trainer::Impl {
     c10::cuda::CUDAEvent copied;
 #endif
   } staging;
+  // The same for the arrays of compact batches (Expand).
+  struct CompactStaging {
+    torch::Tensor positions, repetitions, symmetries, offsets, indices, probabilities;
+  } compact_staging;
+  std::shared_ptr<const SampleCodec> codec;  // set_sample_codec; null: no compact batches
+  torch::Tensor cell_maps, action_maps;      // the codec's maps on the device (Expand)
+
+  // A shared hold of CudaCaptureMutex during a CUDA trainer's device work (none on the CPU):
+  // cuDNN's autotuning syncs the device, which would break a runner's graph capture.
+  class DeviceWork {
+   public:
+    explicit DeviceWork(const TorchTrainer& trainer) : lock_(CudaCaptureMutex(), std::defer_lock) {
+      if (trainer.device.is_cuda()) lock_.lock();
+    }
+
+   private:
+    std::shared_lock<std::shared_mutex> lock_;
+  };
 
   void CheckBatch(const TrainingBatch& batch) const {
     const NetArchitecture& a = header.architecture;
@@ -142,32 +172,189 @@ struct TorchTrainer final : Trainer::Impl {
     return torch::from_blob(const_cast<T*>(values.data()), shape, dtype).to(device);
   }
 
-  // Loss terms of `batch`: {the total loss, on the autograd graph; the metrics [5] on the
-  // device, fp32, off the graph: policy loss, value loss, total loss, policy accuracy, value
-  // accuracy}. Nothing is read back to the host here (ReadMetrics does, once per step).
-  std::pair<torch::Tensor, torch::Tensor> Loss(const TrainingBatch& batch) {
+  // A batch on the trainer's device, as Loss reads it:
+  //   input [n][planes][height][width] float32, policy_target [n][num_actions] float32,
+  //   wdl_target [n][3] float32, legal [n][num_actions] bool (undefined: no mask).
+  struct DeviceBatch {
+    torch::Tensor input, policy_target, wdl_target, legal;
+    // Samples [first, first + count).
+    DeviceBatch Slice(int64_t first, int64_t count) const {
+      return {input.narrow(0, first, count), policy_target.narrow(0, first, count),
+              wdl_target.narrow(0, first, count),
+              legal.defined() ? legal.narrow(0, first, count) : torch::Tensor()};
+    }
+  };
+
+  // `batch` (checked) on the device.
+  DeviceBatch Upload(const TrainingBatch& batch) {
     const NetArchitecture& a = header.architecture;
     const int64_t n = batch.size;
 #if defined(VZ_TORCH_CUDA_EVENTS)
-    // The copies from the staging of the step (or micro-batch) before must be done before it is
-    // written again: at once in the common case, where ReadMetrics's blocking copy to the host
-    // synchronised the stream since; a wait after an exception cut a step short, and between the
-    // micro-batches of a step (MicroBatchBackward).
+    // The copies from the staging of the step before must be done before it is written again:
+    // at once in the common case, where ReadMetrics's blocking copy to the host synchronised the
+    // stream since; a wait after an exception cut a step short.
     if (device.is_cuda()) staging.copied.synchronize();
 #endif
-    const torch::Tensor input = ToDevice(batch.planes, {n, a.input_planes, a.height, a.width},
-                                         torch::kFloat32, staging.planes);
-    const torch::Tensor policy_target =
-        ToDevice(batch.policy, {n, a.num_actions}, torch::kFloat32, staging.policy);
-    const torch::Tensor wdl_target = ToDevice(batch.wdl, {n, 3}, torch::kFloat32, staging.wdl);
-    torch::Tensor legal;
+    DeviceBatch out;
+    out.input = ToDevice(batch.planes, {n, a.input_planes, a.height, a.width}, torch::kFloat32,
+                         staging.planes);
+    out.policy_target = ToDevice(batch.policy, {n, a.num_actions}, torch::kFloat32, staging.policy);
+    out.wdl_target = ToDevice(batch.wdl, {n, 3}, torch::kFloat32, staging.wdl);
     if (!batch.legal.empty()) {
-      legal =
+      out.legal =
           ToDevice(batch.legal, {n, a.num_actions}, torch::kUInt8, staging.legal).to(torch::kBool);
     }
 #if defined(VZ_TORCH_CUDA_EVENTS)
     if (device.is_cuda()) staging.copied.record(c10::cuda::getCurrentCUDAStream(device.index()));
 #endif
+    return out;
+  }
+
+  // `batch` (checked against the codec) expanded on the device into the dense batch that
+  // ReplayWindow::Sample and AugmentBatch make of the same samples (nets/trainer.h
+  // CompactBatch): the positions' planes and legal policy indices by the codec (the rule kernels
+  // on a GPU), the sparse policy targets scattered, then each sample's symmetry applied to its
+  // planes, target and mask through the codec's maps.
+  DeviceBatch Expand(const CompactBatch& batch) {
+    const NetArchitecture& a = header.architecture;
+    const SampleCodec& c = *codec;
+    const int64_t n = batch.size, actions = a.num_actions, area = int64_t(a.height) * a.width;
+#if defined(VZ_TORCH_CUDA_EVENTS)
+    if (device.is_cuda()) staging.copied.synchronize();
+#endif
+    const torch::Tensor positions = ToDevice(batch.positions, {int64_t(batch.positions.size())},
+                                             torch::kUInt8, compact_staging.positions);
+    const torch::Tensor repetitions =
+        ToDevice(batch.repetitions, {n}, torch::kInt32, compact_staging.repetitions);
+    const torch::Tensor symmetries =
+        ToDevice(batch.symmetries, {n}, torch::kInt32, compact_staging.symmetries)
+            .to(torch::kInt64);
+    const int64_t total = int64_t(batch.target_indices.size());
+    const torch::Tensor target_offsets =
+        ToDevice(batch.target_offsets, {n + 1}, torch::kInt32, compact_staging.offsets);
+    const torch::Tensor target_indices =
+        ToDevice(batch.target_indices, {total}, torch::kInt32, compact_staging.indices);
+    const torch::Tensor target_probabilities = ToDevice(
+        batch.target_probabilities, {total}, torch::kFloat32, compact_staging.probabilities);
+    DeviceBatch out;
+    out.wdl_target = ToDevice(batch.wdl, {n, 3}, torch::kFloat32, staging.wdl);
+#if defined(VZ_TORCH_CUDA_EVENTS)
+    if (device.is_cuda()) staging.copied.record(c10::cuda::getCurrentCUDAStream(device.index()));
+#endif
+    void* stream = CurrentStream();
+    const auto on_device = torch::TensorOptions().device(device);
+    torch::Tensor planes =
+        torch::empty({n, a.input_planes, a.height, a.width}, on_device.dtype(torch::kFloat32));
+    c.encode(positions.data_ptr(), int(n), repetitions.data_ptr<int32_t>(),
+             planes.data_ptr<float>(), stream);
+    torch::Tensor counts = torch::empty({n}, on_device.dtype(torch::kInt32));
+    torch::Tensor legal_indices = torch::empty({n, c.max_moves}, on_device.dtype(torch::kInt32));
+    c.legal_indices(positions.data_ptr(), int(n), counts.data_ptr<int32_t>(),
+                    legal_indices.data_ptr<int32_t>(), stream);
+    // The maps on the device, made once: [symmetries][area] and [symmetries][num_actions + 1]
+    // (the extra column maps the "no move" slot to itself).
+    if (!cell_maps.defined()) {
+      cell_maps = torch::tensor(c.cell_maps, torch::kInt64).view({c.symmetries, area}).to(device);
+      action_maps =
+          torch::cat({torch::tensor(c.action_maps, torch::kInt64).view({c.symmetries, actions}),
+                      torch::full({c.symmetries, 1}, actions, torch::kInt64)},
+                     1)
+              .to(device);
+    }
+    const torch::Tensor sample_actions = action_maps.index_select(0, symmetries);  // [n][A + 1]
+    // Policy target: policy[i][map_i[index]] += probability, over every target entry.
+    const torch::Tensor rows = torch::repeat_interleave(
+        torch::arange(n, on_device.dtype(torch::kInt64)),
+        (target_offsets.narrow(0, 1, n) - target_offsets.narrow(0, 0, n)).to(torch::kInt64),
+        /*dim=*/0, /*output_size=*/total);
+    const torch::Tensor columns = sample_actions.index({rows, target_indices.to(torch::kInt64)});
+    out.policy_target = torch::zeros({n, actions}, on_device.dtype(torch::kFloat32));
+    out.policy_target.index_put_({rows, columns}, target_probabilities, /*accumulate=*/true);
+    // Legal mask: the legal moves' indices (slots past a position's count point to the extra
+    // column, dropped at the end), moved by the symmetry.
+    const torch::Tensor slots = torch::arange(c.max_moves, on_device.dtype(torch::kInt32));
+    const torch::Tensor valid = slots.unsqueeze(0) < counts.unsqueeze(1);
+    const torch::Tensor indices =
+        torch::where(valid, legal_indices, torch::full_like(legal_indices, int32_t(actions)))
+            .to(torch::kInt64);
+    out.legal = torch::zeros({n, actions + 1}, on_device.dtype(torch::kBool))
+                    .scatter_(1, sample_actions.gather(1, indices), true)
+                    .narrow(1, 0, actions);
+    // Planes: cell k of every plane of sample i moves to cell map_i[k].
+    const torch::Tensor cells = cell_maps.index_select(0, symmetries)
+                                    .unsqueeze(1)
+                                    .expand({n, int64_t(a.input_planes), area});
+    out.input = torch::zeros_like(planes)
+                    .view({n, a.input_planes, area})
+                    .scatter_(2, cells, planes.view({n, a.input_planes, area}))
+                    .view({n, a.input_planes, a.height, a.width});
+    return out;
+  }
+
+  // The current CUDA stream of the trainer's device (a cudaStream_t), nullptr on the CPU.
+  void* CurrentStream() const {
+#if defined(VZ_TORCH_CUDA_EVENTS)
+    if (device.is_cuda()) return c10::cuda::getCurrentCUDAStream(device.index()).stream();
+#endif
+    return nullptr;
+  }
+
+  // Checks `batch` against the net and the codec (vz::Error naming the fault).
+  void CheckCompact(const CompactBatch& batch) const {
+    if (codec == nullptr) {
+      throw Error("compact training batch: this trainer has no sample codec (set_sample_codec)");
+    }
+    const SampleCodec& c = *codec;
+    const size_t n = size_t(batch.size);
+    auto check = [&](size_t actual, size_t expected, const char* what) {
+      if (actual != expected) {
+        throw Error(fmt::format("compact training batch of {}: {} has {} values, expected {}", n,
+                                what, actual, expected));
+      }
+    };
+    if (batch.size < 1) throw Error("compact training batch is empty");
+    check(batch.positions.size(), n * size_t(c.position_bytes), "positions");
+    check(batch.repetitions.size(), n, "repetitions");
+    check(batch.symmetries.size(), n, "symmetries");
+    check(batch.wdl.size(), n * 3, "wdl");
+    check(batch.target_offsets.size(), n + 1, "target_offsets");
+    const int32_t total = batch.target_offsets.back();
+    if (batch.target_offsets.front() != 0 || total < 0 ||
+        !std::is_sorted(batch.target_offsets.begin(), batch.target_offsets.end())) {
+      throw Error("compact training batch: target_offsets do not rise from 0");
+    }
+    check(batch.target_indices.size(), size_t(total), "target_indices");
+    check(batch.target_probabilities.size(), size_t(total), "target_probabilities");
+    for (size_t i = 0; i < n; ++i) {
+      if (batch.symmetries[i] < 0 || batch.symmetries[i] >= c.symmetries) {
+        throw Error(
+            fmt::format("compact training batch: sample {} has symmetry {}, outside [0, {})", i,
+                        batch.symmetries[i], c.symmetries));
+      }
+      if (batch.repetitions[i] < 1) {
+        throw Error(fmt::format("compact training batch: sample {} has repetition count {}", i,
+                                batch.repetitions[i]));
+      }
+    }
+    const int32_t actions = header.architecture.num_actions;
+    for (size_t k = 0; k < batch.target_indices.size(); ++k) {
+      if (batch.target_indices[k] < 0 || batch.target_indices[k] >= actions) {
+        throw Error(
+            fmt::format("compact training batch: policy index {} of target entry {} is "
+                        "outside [0, {})",
+                        batch.target_indices[k], k, actions));
+      }
+    }
+  }
+
+  // Loss terms of `batch`: {the total loss, on the autograd graph; the metrics [5] on the
+  // device, fp32, off the graph: policy loss, value loss, total loss, policy accuracy, value
+  // accuracy}. Nothing is read back to the host here (ReadMetrics does, once per step).
+  std::pair<torch::Tensor, torch::Tensor> Loss(const DeviceBatch& batch) {
+    const torch::Tensor& input = batch.input;
+    const torch::Tensor& policy_target = batch.policy_target;
+    const torch::Tensor& wdl_target = batch.wdl_target;
+    const torch::Tensor& legal = batch.legal;
     auto [policy, value] = ForwardInPrecision(input);
     if (legal.defined()) {
       // A large finite number, not -inf: 0 * -inf would be NaN in the cross-entropy.
@@ -218,11 +405,8 @@ struct TorchTrainer final : Trainer::Impl {
   // Backward over `parts` consecutive micro-batches of `batch` (TrainerOptions::micro_batches):
   // each from the same running statistics, gradients of the mean loss, statistics and metrics
   // averaged. Returns the metrics [5] of Loss, averaged over the parts, on the device.
-  torch::Tensor MicroBatchBackward(const TrainingBatch& batch, int parts) {
-    const NetArchitecture& a = header.architecture;
-    const size_t n = size_t(batch.size / parts);
-    const size_t input = size_t(a.input_planes) * a.height * a.width;
-    const size_t actions = size_t(a.num_actions);
+  torch::Tensor MicroBatchBackward(const DeviceBatch& batch, int64_t size, int parts) {
+    const int64_t n = size / parts;
     const std::vector<torch::Tensor> buffers = net->buffers();
     std::vector<torch::Tensor> start, sums;
     {
@@ -232,22 +416,9 @@ struct TorchTrainer final : Trainer::Impl {
         sums.push_back(buffer.is_floating_point() ? torch::zeros_like(buffer) : torch::Tensor());
       }
     }
-    TrainingBatch part;
-    part.size = int(n);
     torch::Tensor metrics;
-    auto slice = [&](const auto& values, size_t width, int k, auto& out) {
-      out.assign(values.begin() + ptrdiff_t(size_t(k) * n * width),
-                 values.begin() + ptrdiff_t(size_t(k + 1) * n * width));
-    };
     for (int k = 0; k < parts; ++k) {
-      slice(batch.planes, input, k, part.planes);
-      slice(batch.policy, actions, k, part.policy);
-      slice(batch.wdl, 3, k, part.wdl);
-      if (batch.legal.empty()) {
-        part.legal.clear();
-      } else {
-        slice(batch.legal, actions, k, part.legal);
-      }
+      const DeviceBatch part = batch.Slice(k * n, n);
       {
         torch::NoGradGuard no_grad;
         for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(start[i]);
@@ -350,16 +521,28 @@ double TorchTrainer::LearningRate(int64_t step) const {
 }
 
 TrainMetrics TorchTrainer::Step(const TrainingBatch& batch) {
+  CheckBatch(batch);
+  const DeviceWork device_work(*this);
+  return StepOn([&] { return Upload(batch); }, batch.size);
+}
+
+TrainMetrics TorchTrainer::Step(const CompactBatch& batch) {
+  CheckCompact(batch);
+  const DeviceWork device_work(*this);
+  return StepOn([&] { return Expand(batch); }, batch.size);
+}
+
+TrainMetrics TorchTrainer::StepOn(const std::function<DeviceBatch()>& make, int size) {
   TorchTrainer& s = *this;
-  s.CheckBatch(batch);
   const int parts = s.options.micro_batches;
-  if (batch.size % parts != 0) {
-    throw Error(fmt::format("training batch of {} is not a multiple of micro_batches {}",
-                            batch.size, parts));
+  if (size % parts != 0) {
+    throw Error(
+        fmt::format("training batch of {} is not a multiple of micro_batches {}", size, parts));
   }
   TrainMetrics metrics;
   metrics.learning_rate = LearningRate(s.steps);
   try {
+    const DeviceBatch batch = make();
     for (auto& group : s.optimizer->param_groups()) group.options().set_lr(metrics.learning_rate);
     s.net->train();
     s.optimizer->zero_grad();
@@ -369,7 +552,7 @@ TrainMetrics TorchTrainer::Step(const TrainingBatch& batch) {
       loss.backward();
       values = loss_metrics;
     } else {
-      values = s.MicroBatchBackward(batch, parts);
+      values = s.MicroBatchBackward(batch, size, parts);
     }
     if (s.options.process_group != nullptr) s.AllReduce(values);
     s.ReadMetrics(values, metrics);
@@ -392,20 +575,59 @@ TrainMetrics TorchTrainer::Step(const TrainingBatch& batch) {
 }
 
 TrainMetrics TorchTrainer::Evaluate(const TrainingBatch& batch) {
+  CheckBatch(batch);
+  const DeviceWork device_work(*this);
+  return EvaluateOn([&] { return Upload(batch); });
+}
+
+TrainMetrics TorchTrainer::Evaluate(const CompactBatch& batch) {
+  CheckCompact(batch);
+  const DeviceWork device_work(*this);
+  return EvaluateOn([&] { return Expand(batch); });
+}
+
+TrainMetrics TorchTrainer::EvaluateOn(const std::function<DeviceBatch()>& make) {
   TorchTrainer& s = *this;
-  s.CheckBatch(batch);
   TrainMetrics metrics;
-  torch::NoGradGuard no_grad;
-  s.net->eval();
-  s.ReadMetrics(s.Loss(batch).second, metrics);
+  try {
+    torch::NoGradGuard no_grad;
+    const DeviceBatch batch = make();
+    s.net->eval();
+    s.ReadMetrics(s.Loss(batch).second, metrics);
+  } catch (const c10::Error& error) {
+    throw Error(
+        fmt::format("evaluating a training batch failed: {}", error.what_without_backtrace()));
+  }
   metrics.step = s.steps;
   metrics.learning_rate = LearningRate(s.steps);
   return metrics;
 }
 
+void TorchTrainer::SetSampleCodec(std::shared_ptr<const SampleCodec> new_codec) {
+  const NetArchitecture& a = header.architecture;
+  if (new_codec == nullptr) throw Error("sample codec: none given");
+  const SampleCodec& c = *new_codec;
+  if (c.game != header.game) {
+    throw Error(
+        fmt::format("sample codec of game '{}' for a trainer of '{}'", c.game, header.game));
+  }
+  const size_t area = size_t(a.height) * size_t(a.width);
+  if (c.symmetries < 1 || c.position_bytes < 1 || c.max_moves < 1 ||
+      c.cell_maps.size() != size_t(c.symmetries) * area ||
+      c.action_maps.size() != size_t(c.symmetries) * size_t(a.num_actions) || !c.encode ||
+      !c.legal_indices) {
+    throw Error(fmt::format("sample codec of '{}' does not fit the net's architecture ({})", c.game,
+                            DescribeArchitecture(a)));
+  }
+  codec = std::move(new_codec);
+  cell_maps = torch::Tensor();
+  action_maps = torch::Tensor();
+}
+
 void TorchTrainer::Predict(const float* planes, int batch, float* policy, float* wdl) {
   TorchTrainer& s = *this;
   const NetArchitecture& a = s.header.architecture;
+  const DeviceWork device_work(*this);
   torch::NoGradGuard no_grad;
   s.net->eval();
   const torch::Tensor input =

@@ -16,6 +16,14 @@ TrainMetrics Trainer::Step(const TrainingBatch& batch) { return impl_->Step(batc
 
 TrainMetrics Trainer::Evaluate(const TrainingBatch& batch) { return impl_->Evaluate(batch); }
 
+TrainMetrics Trainer::Step(const CompactBatch& batch) { return impl_->Step(batch); }
+
+TrainMetrics Trainer::Evaluate(const CompactBatch& batch) { return impl_->Evaluate(batch); }
+
+void Trainer::set_sample_codec(std::shared_ptr<const SampleCodec> codec) {
+  impl_->SetSampleCodec(std::move(codec));
+}
+
 void Trainer::Predict(const float* planes, int batch, float* policy, float* wdl) {
   impl_->Predict(planes, batch, policy, wdl);
 }

@@ -17,7 +17,9 @@
 // non-finite weights are never checkpointed.
 // Not thread-safe.
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,6 +80,56 @@ struct TrainingBatch {
   std::vector<uint8_t> legal;
 };
 
+// A batch of training samples in compact form, as the replay window keeps them: positions and
+// sparse policy targets. The trainer expands it into the dense arrays of TrainingBatch on its
+// own device with a SampleCodec (on a GPU with the rule kernels: nothing dense crosses the bus).
+//   positions       [size * codec.position_bytes]  the game's positions (G::Position bytes)
+//   repetitions     [size]        int32 >= 1, the repetition count the encoding reads
+//   symmetries      [size]        int32 in [0, codec.symmetries): the augmentation symmetry of
+//                                 the sample (0: none), applied to its planes, policy target and
+//                                 legal mask exactly as nets/augment.h ApplySymmetry does
+//   wdl             [size][3]     game result from the side to move's view
+//   target_offsets  [size + 1]    sample i's policy target entries are [offsets[i], [i + 1])
+//   target_indices  [total]       int32 policy indices in [0, num_actions), before the symmetry
+//   target_probabilities [total]  their probabilities (indices may repeat: they add up)
+// The legal mask is always made (from the positions' legal moves).
+struct CompactBatch {
+  int size = 0;
+  std::vector<std::byte> positions;
+  std::vector<int32_t> repetitions;
+  std::vector<int32_t> symmetries;
+  std::vector<float> wdl;
+  std::vector<int32_t> target_offsets;
+  std::vector<int32_t> target_indices;
+  std::vector<float> target_probabilities;
+};
+
+// The game-specific half of expanding a CompactBatch (nets/sample_codec.h MakeSampleCodec<G>
+// makes it from the game's encoding and the batched rules of cuda/batched_rules.h). The
+// callbacks take device pointers and a cudaStream_t on a CUDA trainer (the rule kernels), host
+// pointers and nullptr on the CPU (their CPU twin); they must not throw except vz::Error.
+struct SampleCodec {
+  std::string game;        // the game's name, checked against the trainer's net
+  int position_bytes = 0;  // sizeof(G::Position)
+  int max_moves = 0;       // G::kMaxMoves
+  int symmetries = 1;      // InputEncoding<G>::kNumSymmetries
+  // [symmetries][height * width]: symmetry s moves cell r * width + c to cell_maps[s][...]
+  // (InputEncoding<G>::SymmetricCell); row 0 is the identity.
+  std::vector<int32_t> cell_maps;
+  // [symmetries][num_actions]: symmetry s moves action a to action_maps[s][a]
+  // (InputEncoding<G>::SymmetricAction); row 0 is the identity.
+  std::vector<int32_t> action_maps;
+  // planes [n][input size] float32 = InputEncoding<G>::Encode of positions [n] with their
+  // repetition counts [n].
+  std::function<void(const void* positions, int n, const int32_t* repetitions, float* planes,
+                     void* stream)>
+      encode;
+  // counts [n] and policy_indices [n][max_moves] of the positions' legal moves.
+  std::function<void(const void* positions, int n, int32_t* counts, int32_t* policy_indices,
+                     void* stream)>
+      legal_indices;
+};
+
 // Metrics of one step (losses are batch means, before the update).
 struct TrainMetrics {
   int64_t step = 0;  // steps done, this one included
@@ -108,6 +160,18 @@ class Trainer {
 
   // Evaluates the loss and accuracies of `batch` without training (eval mode).
   TrainMetrics Evaluate(const TrainingBatch& batch);
+
+  // The same on a compact batch, expanded on the trainer's device by the codec of
+  // set_sample_codec: the same metrics and update as Step/Evaluate on the dense batch that
+  // selfplay's ReplayWindow::Sample and nets::AugmentBatch make of the same samples. Throws
+  // vz::Error without a codec, when the arrays do not match batch.size or the codec, when an
+  // index or symmetry is out of range, and as Step.
+  TrainMetrics Step(const CompactBatch& batch);
+  TrainMetrics Evaluate(const CompactBatch& batch);
+
+  // The codec that expands compact batches for this trainer's game. Throws vz::Error when it is
+  // for another game or does not match the net's architecture (map sizes).
+  void set_sample_codec(std::shared_ptr<const SampleCodec> codec);
 
   // The current network's outputs in eval mode: planes [batch][input size] in, policy logits
   // [batch][num_actions] and WDL probabilities [batch][3] out.

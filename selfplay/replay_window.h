@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <string_view>
@@ -306,15 +307,7 @@ class ReplayWindow {
     batch.legal.assign(size_t(size) * kActions, 0);
     typename G::MoveList moves;
     for (int i = 0; i < size; ++i) {
-      const uint64_t draw = static_cast<uint64_t>(random());
-      const int64_t offset =
-          int64_t((static_cast<unsigned __int128>(draw) * uint64_t(positions_)) >> 64);
-      const int64_t number = first_position_.front() + offset;
-      const size_t g =
-          size_t(std::upper_bound(first_position_.begin(), first_position_.end(), number) -
-                 first_position_.begin() - 1);
-      const StoredGame& stored = games_[g];
-      const Entry& entry = stored.entries[size_t(number - first_position_[g])];
+      const auto [stored, entry] = Draw(static_cast<uint64_t>(random()));
 
       Encoding::Encode(entry.position, entry.repetition_count,
                        batch.planes.data() + size_t(i) * kInputSize);
@@ -327,6 +320,36 @@ class ReplayWindow {
       G::GenerateMoves(entry.position, moves);
       uint8_t* legal = batch.legal.data() + size_t(i) * kActions;
       for (Move move : moves) legal[Encoding::PolicyIndex(entry.position, move)] = 1;
+    }
+  }
+
+  // The same samples as Sample for the same draws of `random()` (one per sample), compact
+  // (nets/trainer.h CompactBatch): positions, repetition counts, value targets and the sparse
+  // policy targets; symmetries 0 (nets::AugmentCompact draws them as AugmentBatch would). The
+  // trainer expands it to Sample's dense arrays on its device. Throws as Sample.
+  template <class Random>
+  void SampleCompact(int size, Random&& random, nets::CompactBatch& batch) const {
+    if (positions_ == 0) throw Error("replay window: no positions to sample");
+    if (size < 1) throw Error(fmt::format("replay window: sample size {} is not positive", size));
+    batch.size = size;
+    batch.positions.resize(size_t(size) * sizeof(Position));
+    batch.repetitions.resize(size_t(size));
+    batch.symmetries.assign(size_t(size), 0);
+    batch.wdl.resize(size_t(size) * 3);
+    batch.target_offsets.assign(1, 0);
+    batch.target_indices.clear();
+    batch.target_probabilities.clear();
+    for (int i = 0; i < size; ++i) {
+      const auto [stored, entry] = Draw(static_cast<uint64_t>(random()));
+      std::memcpy(batch.positions.data() + size_t(i) * sizeof(Position), &entry.position,
+                  sizeof(Position));
+      batch.repetitions[size_t(i)] = entry.repetition_count;
+      std::copy(entry.wdl, entry.wdl + 3, batch.wdl.begin() + ptrdiff_t(i) * 3);
+      for (uint32_t k = entry.target_begin; k < entry.target_begin + entry.target_count; ++k) {
+        batch.target_indices.push_back(int32_t(stored.indices[k]));
+        batch.target_probabilities.push_back(stored.probabilities[k]);
+      }
+      batch.target_offsets.push_back(int32_t(batch.target_indices.size()));
     }
   }
 
@@ -357,6 +380,18 @@ class ReplayWindow {
     std::vector<uint32_t> indices;     // sparse policy targets of every entry, concatenated
     std::vector<float> probabilities;  // ... normalized per entry
   };
+
+  // The game and entry of the window's position picked by `draw` (uniform over the positions).
+  std::pair<const StoredGame&, const Entry&> Draw(uint64_t draw) const {
+    const int64_t offset =
+        int64_t((static_cast<unsigned __int128>(draw) * uint64_t(positions_)) >> 64);
+    const int64_t number = first_position_.front() + offset;
+    const size_t g =
+        size_t(std::upper_bound(first_position_.begin(), first_position_.end(), number) -
+               first_position_.begin() - 1);
+    const StoredGame& stored = games_[g];
+    return {stored, stored.entries[size_t(number - first_position_[g])]};
+  }
 
   WindowSize size_;
   AdjudicatedValue adjudicated_;

@@ -218,6 +218,23 @@ TEST(GatherPriorsTest, DistinctIndexSoftmaxSharedEquallyDenseAndCompact) {
   }
 }
 
+TEST(GatherPriorsTest, ANonFiniteLegalLogitMakesEveryPriorNaN) {
+  const std::vector<int32_t> indices = {0, 2}, offsets = {0, 2};
+  for (float bad : {NAN, INFINITY}) {
+    const std::vector<float> logits = {0.5f, bad, bad, 1.0f};
+    std::vector<float> priors(2, 0.0f);
+    cuda::CpuGatherCompactPriors(logits.data(), 4, indices.data(), offsets.data(), 1, false,
+                                 priors.data(), nullptr, nullptr);
+    EXPECT_TRUE(std::isnan(priors[0]) && std::isnan(priors[1])) << bad;
+  }
+  // Off the legal indices it does not matter.
+  const std::vector<float> logits = {0.5f, NAN, 0.0f, NAN};
+  std::vector<float> priors(2, 0.0f);
+  cuda::CpuGatherCompactPriors(logits.data(), 4, indices.data(), offsets.data(), 1, false,
+                               priors.data(), nullptr, nullptr);
+  EXPECT_NEAR(priors[0] + priors[1], 1.0f, 1e-6f);
+}
+
 TEST(GatherPriorsTest, CompactWritesStayInsideTheirSlots) {
   // counts say 3 moves, the offsets leave room for 2: the third is not written.
   const std::vector<float> logits = {0.0f, 1.0f, 2.0f, 3.0f};

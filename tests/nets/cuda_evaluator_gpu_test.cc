@@ -60,15 +60,16 @@ TYPED_TEST(CudaEvaluatorGpuTest, EqualsTheTorchEvaluator) {
         FillEvalBatch(actual, size, uint64_t(size), /*max_plies=*/300);
         torch_gpu.Evaluate(expected);
         gpu.Evaluate(actual);
-        // Same device, same precision, same input values: only the softmax arithmetic differs
-        // (and, in bf16, possibly the rounding of a differently scheduled convolution).
+        // Same device, same precision, same input values: only the softmax arithmetic and the
+        // convolution algorithms differ (cuDNN autotunes the padded and the unpadded shapes
+        // apart; LibTorch lets fp32 convolutions use TF32, 10-bit mantissas, by default).
         EXPECT_LT(WorstDifference(expected, actual),
-                  std::string(precision) == "fp32" ? 1e-4 : 5e-3);
+                  std::string(precision) == "fp32" ? 2e-3 : 5e-3);
         if (size <= 300) {
           FillEvalBatch(reference, size, uint64_t(size), /*max_plies=*/300);
           cpu.Evaluate(reference);
           EXPECT_LT(WorstDifference(reference, actual),
-                    std::string(precision) == "fp32" ? 2e-3 : 6e-2);
+                    std::string(precision) == "fp32" ? 1e-2 : 6e-2);
         }
         for (int i = 0; i < actual.size(); ++i) {
           double sum = 0;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -11,6 +12,11 @@
 #include "engine/core/game_state.h"
 #include "engine/core/zobrist.h"
 #include "engine/encodings.h"
+#include "nets/augment.h"
+#include "nets/fresh_net.h"
+#include "nets/net_runner.h"
+#include "nets/sample_codec.h"
+#include "nets/trainer.h"
 #include "selfplay/replay_window.h"
 #include "tests/engine/game_types.h"
 #include "tests/test_util.h"
@@ -539,6 +545,69 @@ TYPED_TEST(ReplayWindowTest, PositionWindowGrowsAndNeverShrinks) {
   EXPECT_EQ(skipped.num_positions(), all.num_positions());
   ReplayWindow<G> games(3);
   EXPECT_EQ(games.OldestKept(targets), records.size() - 3);
+}
+
+// Compact samples (SampleCompact + AugmentCompact), expanded by the trainer with the game's
+// codec, are the dense batch of Sample + AugmentBatch for the same draws: the same losses and
+// accuracies in Evaluate (a fresh net reacts to every plane, target and legal-mask value), and
+// the same update in Step. The codec here is the CPU twin's; on a GPU the kernels equal it.
+TYPED_TEST(ReplayWindowTest, CompactSamplesExpandToTheDenseBatch) {
+  using G = TypeParam;
+  ReplayWindow<G> window(10);
+  for (int g = 0; g < 4; ++g) window.AddGame(RandomRecord<G>(11 + g, 40, 2), "game");
+  constexpr int kSize = 32;
+  uint64_t dense_state = 5, compact_state = 5;
+  const auto dense_random = [&] { return dense_state = SplitMix64(dense_state); };
+  const auto compact_random = [&] { return compact_state = SplitMix64(compact_state); };
+  nets::TrainingBatch dense;
+  window.Sample(kSize, dense_random, dense);
+  nets::AugmentBatch<G>(dense, dense_random);
+  nets::CompactBatch compact;
+  window.SampleCompact(kSize, compact_random, compact);
+  nets::AugmentCompact<G>(compact, compact_random);
+  ASSERT_EQ(dense_state, compact_state);  // the same draws
+  if constexpr (InputEncoding<G>::kNumSymmetries > 1) {
+    EXPECT_NE(std::count(compact.symmetries.begin(), compact.symmetries.end(), 0), kSize)
+        << "no sample was augmented: the symmetries are not tested";
+  }
+
+  nets::SetCpuThreads(1);
+  const nets::NetFile net = nets::FreshNetForGame<G>("tiny", 3);
+  nets::TrainerOptions options;
+  options.learning_rate = 0.05;
+  nets::Trainer from_dense(net, options), from_compact(net, options);
+  from_compact.set_sample_codec(nets::MakeSampleCodec<G>(/*cuda=*/false));
+  const auto expect_same = [](const nets::TrainMetrics& a, const nets::TrainMetrics& b) {
+    EXPECT_NEAR(a.loss, b.loss, 1e-5 * (1 + std::fabs(a.loss)));
+    EXPECT_NEAR(a.policy_loss, b.policy_loss, 1e-5 * (1 + std::fabs(a.policy_loss)));
+    EXPECT_NEAR(a.value_loss, b.value_loss, 1e-5);
+    EXPECT_EQ(a.policy_accuracy, b.policy_accuracy);
+    EXPECT_EQ(a.value_accuracy, b.value_accuracy);
+  };
+  expect_same(from_dense.Evaluate(dense), from_compact.Evaluate(compact));
+  expect_same(from_dense.Step(dense), from_compact.Step(compact));
+  expect_same(from_dense.Evaluate(dense), from_compact.Evaluate(compact));  // the same update
+
+  // Bad compact batches are refused, naming what is wrong; nothing is trained.
+  nets::CompactBatch bad = compact;
+  bad.symmetries[3] = InputEncoding<G>::kNumSymmetries;
+  EXPECT_NE(ErrorOf([&] { from_compact.Step(bad); }).find("symmetry"), std::string::npos);
+  bad = compact;
+  bad.target_indices.back() = G::kNumActions;
+  EXPECT_NE(ErrorOf([&] { from_compact.Step(bad); }).find("policy index"), std::string::npos);
+  bad = compact;
+  bad.positions.pop_back();
+  EXPECT_NE(ErrorOf([&] { from_compact.Step(bad); }).find("positions"), std::string::npos);
+  EXPECT_EQ(from_compact.step(), 1);
+  EXPECT_NE(ErrorOf([&] { from_dense.Step(compact); }).find("no sample codec"), std::string::npos);
+}
+
+TEST(SampleCodecTest, ACodecForAnotherGameIsRefused) {
+  nets::SetCpuThreads(1);
+  nets::Trainer trainer(nets::FreshNetForGame<draughts::DraughtsGame>("tiny", 1), {});
+  EXPECT_EQ(
+      ErrorOf([&] { trainer.set_sample_codec(nets::MakeSampleCodec<chad::ChadGame>(false)); }),
+      "sample codec of game 'chad' for a trainer of 'portuguese-draughts'");
 }
 
 }  // namespace
