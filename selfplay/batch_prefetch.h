@@ -13,6 +13,7 @@
 // batch k+1's draws are taken before train(batch k) runs, into a buffer the sampling thread reads.
 // Torch-free.
 
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -57,19 +58,47 @@ void SampleTrainingBatch(const ReplayWindow<G>& window, int size, bool augment,
   VZ_CHECK(next == draws.size());
 }
 
+// As SampleTrainingBatch, the compact form (ReplayWindow<G>::SampleCompact, then
+// nets::AugmentCompact<G> when `augment`): the same draws, the same samples, the symmetries
+// recorded for the trainer to apply on its device.
+template <Game G>
+void SampleTrainingBatch(const ReplayWindow<G>& window, int size, bool augment,
+                         std::span<const uint64_t> draws, nets::CompactBatch& batch) {
+  VZ_CHECK(int64_t(draws.size()) == DrawsPerTrainingBatch<G>(size, augment));
+  size_t next = 0;
+  const auto random = [&] {
+    VZ_CHECK(next < draws.size());
+    return draws[next++];
+  };
+  window.SampleCompact(size, random, batch);
+  if (augment) nets::AugmentCompact<G>(batch, random);
+  VZ_CHECK(next == draws.size());
+}
+
+// Seconds spent by the calling thread of a BatchPrefetcher::Run between two points.
+double PrefetchSecondsBetween(std::chrono::steady_clock::time_point start,
+                              std::chrono::steady_clock::time_point end);
+
+// Rethrows a sampling thread's exception: a vz::Error as it is, anything else as a vz::Error
+// "sampling a training batch: WHAT".
+[[noreturn]] void RethrowSamplingError(std::exception_ptr error);
+
 // The double buffer and its sampling thread (a TaskTeam of two: the caller and one persistent
-// thread, started by the constructor and joined by the destructor; none outlives the object).
-// Not thread-safe: one Run at a time, always from the same thread.
+// thread, started by the constructor and joined by the destructor; none outlives the object), for
+// dense batches (nets::TrainingBatch, sampled and encoded on the CPU) or compact ones
+// (nets::CompactBatch, expanded by the trainer on its device). Not thread-safe: one Run at a
+// time, always from the same thread.
+template <class Batch>
 class BatchPrefetcher {
  public:
   // Fills `batch` (a buffer of the prefetcher's, reused: its vectors keep their capacity) from
   // `draws` (draws_per_batch values). SampleTrainingBatch, bound to a window and a batch size.
-  using Fill = std::function<void(std::span<const uint64_t> draws, nets::TrainingBatch& batch)>;
+  using Fill = std::function<void(std::span<const uint64_t> draws, Batch& batch)>;
   // Trains on one batch (read-only; valid during the call only).
-  using Train = std::function<void(const nets::TrainingBatch& batch)>;
+  using Train = std::function<void(const Batch& batch)>;
 
   // Throws std::system_error when the sampling thread cannot start.
-  BatchPrefetcher();
+  BatchPrefetcher() = default;
   BatchPrefetcher(const BatchPrefetcher&) = delete;
   BatchPrefetcher& operator=(const BatchPrefetcher&) = delete;
 
@@ -87,7 +116,50 @@ class BatchPrefetcher {
   // training batch: WHAT". The prefetcher can Run again afterwards. Nothing interrupts a Run: a
   // stop request is the caller's to check between Runs.
   void Run(int64_t count, int64_t draws_per_batch, const std::function<uint64_t()>& random,
-           const Fill& fill, const Train& train);
+           const Fill& fill, const Train& train) {
+    using Clock = std::chrono::steady_clock;
+    VZ_CHECK(count >= 0 && draws_per_batch >= 0);
+    if (count == 0) return;
+    const auto draw = [&](std::vector<uint64_t>& draws) {
+      draws.resize(size_t(draws_per_batch));
+      for (uint64_t& value : draws) value = random();
+    };
+    const Clock::time_point first = Clock::now();
+    draw(draws_[0]);
+    fill(draws_[0], batches_[0]);
+    wait_seconds_ += PrefetchSecondsBetween(first, Clock::now());
+    for (int64_t k = 0; k < count; ++k) {
+      const int current = int(k % 2), next = 1 - current;
+      if (k + 1 == count) {
+        train(batches_[current]);
+        break;
+      }
+      draw(draws_[next]);
+      // Each member catches its own exception: the team's Run then always returns after both
+      // finished, and train()'s exception can take precedence over fill()'s.
+      std::exception_ptr train_error, fill_error;
+      Clock::time_point trained;
+      team_.Run([&](int member) {
+        if (member == 0) {
+          try {
+            train(batches_[current]);
+          } catch (...) {
+            train_error = std::current_exception();
+          }
+          trained = Clock::now();
+        } else {
+          try {
+            fill(draws_[next], batches_[next]);
+          } catch (...) {
+            fill_error = std::current_exception();
+          }
+        }
+      });
+      wait_seconds_ += PrefetchSecondsBetween(trained, Clock::now());
+      if (train_error) std::rethrow_exception(train_error);
+      if (fill_error) RethrowSamplingError(fill_error);
+    }
+  }
 
   // Seconds the calling thread spent, over every Run, filling batch 0 and waiting for the
   // sampling thread after train() returned: the sampling not hidden behind the steps.
@@ -95,7 +167,7 @@ class BatchPrefetcher {
 
  private:
   TaskTeam team_{2};
-  nets::TrainingBatch batches_[2];  // [k % 2] batch k of a Run
+  Batch batches_[2];                // [k % 2] batch k of a Run
   std::vector<uint64_t> draws_[2];  // [k % 2] the draws of batch k
   double wait_seconds_ = 0;
 };

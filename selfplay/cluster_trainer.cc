@@ -31,6 +31,7 @@
 #include "nets/fresh_net.h"
 #include "nets/net_file.h"
 #include "nets/net_runner.h"
+#include "nets/sample_codec.h"
 #include "nets/trainer.h"
 #include "selfplay/batch_prefetch.h"
 #include "selfplay/game_record.h"
@@ -197,6 +198,14 @@ class TrainerRole {
     options.seed = config_.seed();
     options.process_group = group_;
     trainer_ = std::make_unique<nets::Trainer>(initial, options);
+    // On a GPU the batches travel compact (positions and sparse targets) and are expanded there
+    // by the rule kernels; on the CPU they are built dense by the sampling thread.
+    if (options.device.starts_with("cuda")) {
+      trainer_->set_sample_codec(nets::MakeSampleCodec<G>(/*cuda=*/true));
+      compact_prefetcher_ = std::make_unique<BatchPrefetcher<nets::CompactBatch>>();
+    } else {
+      dense_prefetcher_ = std::make_unique<BatchPrefetcher<nets::TrainingBatch>>();
+    }
     if (header.value("checkpoint", false)) {
       const nets::CheckpointLoad load = trainer_->LoadCheckpoint(checkpoint_path_);
       for (const std::string& warning : load.warnings) Warn(warning);
@@ -421,19 +430,33 @@ class TrainerRole {
     const std::function<uint64_t()> random = [&] {
       return SplitMix64(trainer_->NextRandom() ^ salt);
     };
-    const BatchPrefetcher::Fill fill = [&](std::span<const uint64_t> draws,
-                                           nets::TrainingBatch& batch) {
-      SampleTrainingBatch<G>(window_, local_batch_, augment, draws, batch);
+    const auto train = [&]<class Batch>(BatchPrefetcher<Batch>& prefetcher) {
+      const typename BatchPrefetcher<Batch>::Fill fill = [&](std::span<const uint64_t> draws,
+                                                             Batch& batch) {
+        SampleTrainingBatch<G>(window_, local_batch_, augment, draws, batch);
+      };
+      while (count > 0) {
+        const int64_t run = std::min(count, every - trainer_->step() % every);
+        prefetcher.Run(run, DrawsPerTrainingBatch<G>(local_batch_, augment), random, fill,
+                       [&](const Batch& batch) { TrainStep(batch); });
+        count -= run;
+      }
     };
-    while (count > 0) {
-      const int64_t run = std::min(count, every - trainer_->step() % every);
-      prefetcher_.Run(run, DrawsPerTrainingBatch<G>(local_batch_, augment), random, fill,
-                      [&](const nets::TrainingBatch& batch) { TrainStep(batch); });
-      count -= run;
+    if (compact_prefetcher_ != nullptr) {
+      train(*compact_prefetcher_);
+    } else {
+      train(*dense_prefetcher_);
     }
   }
 
-  void TrainStep(const nets::TrainingBatch& batch) {
+  // The sampling the steps did not hide (BatchPrefetcher::wait_seconds).
+  double SampleWaitSeconds() const {
+    return compact_prefetcher_ != nullptr ? compact_prefetcher_->wait_seconds()
+                                          : dense_prefetcher_->wait_seconds();
+  }
+
+  template <class Batch>
+  void TrainStep(const Batch& batch) {
     const int64_t every = int64_t(config_.optimizer().checkpoint_every_steps());
     const Clock::time_point step_start = Clock::now();
     const nets::TrainMetrics m = trainer_->Step(batch);
@@ -479,7 +502,7 @@ class TrainerRole {
                      {"samples_per_second",
                       train_seconds_ > 0 ? double(samples_trained_) / train_seconds_ : 0.0},
                      // Sampling not hidden behind the steps (this session's).
-                     {"sample_wait_seconds", prefetcher_.wait_seconds()}});
+                     {"sample_wait_seconds", SampleWaitSeconds()}});
     std::fill(std::begin(sums_), std::end(sums_), 0.0);
     summed_ = 0;
   }
@@ -578,7 +601,10 @@ class TrainerRole {
   MetricsFile* metrics_ = nullptr;            // rank 0: own_metrics_ or the SharedRun's
   ReplayWindow<G> window_;
   std::unique_ptr<nets::Trainer> trainer_;
-  BatchPrefetcher prefetcher_;  // its thread samples the next batch during a step
+  // Its thread samples the next batch during a step: compact batches on a GPU, dense ones on
+  // the CPU (one of the two is made, with the trainer).
+  std::unique_ptr<BatchPrefetcher<nets::CompactBatch>> compact_prefetcher_;
+  std::unique_ptr<BatchPrefetcher<nets::TrainingBatch>> dense_prefetcher_;
   std::string checkpoint_path_;
   int local_batch_ = 0;
   std::set<std::string> listed_;                     // rank 0: chunk files named so far

@@ -137,7 +137,7 @@ TEST(PolicyHeadTest, LogitsAreTheConvPlanesAtEachActionsSlot) {
   std::vector<float> input(size_t(batch * E::kSize));
   for (int i = 0; i < batch; ++i) E::Encode(positions[size_t(i)], 1, &input[size_t(i * E::kSize)]);
   for (const bool fold : {true, false}) {
-    NetRunner runner(net, "conv.vznet", "cpu", "fp32", fold);
+    NetRunner runner(net, "conv.vznet", "cpu", "fp32", {.fold_batch_norm = fold});
     std::vector<float> policy(size_t(batch * E::kNumActions)), wdl(size_t(batch * 3));
     runner.RunAll(input.data(), batch, policy.data(), wdl.data());
     for (int i = 0; i < batch; ++i) {

@@ -90,7 +90,7 @@ TYPED_TEST(BatchPrefetchTest, GivesTheBatchesAndDrawsOfTheSynchronousLoop) {
       if (augment) nets::AugmentBatch<G>(batch, reference_random);
     }
 
-    BatchPrefetcher prefetcher;
+    BatchPrefetcher<nets::TrainingBatch> prefetcher;
     CountingRandom random{42};
     std::vector<nets::TrainingBatch> trained;
     std::vector<std::thread::id> fill_threads;
@@ -125,8 +125,9 @@ TYPED_TEST(BatchPrefetchTest, GivesTheBatchesAndDrawsOfTheSynchronousLoop) {
 // whose train() throws at batch `train_failing` (-1: never); returns the caller's error message and
 // the batches trained. The batch's size tells which batch it is.
 template <class Exception>
-std::string FailingRun(BatchPrefetcher& prefetcher, int failing, int train_failing,
-                       std::vector<int>& trained, const char* what = "replay window broke") {
+std::string FailingRun(BatchPrefetcher<nets::TrainingBatch>& prefetcher, int failing,
+                       int train_failing, std::vector<int>& trained,
+                       const char* what = "replay window broke") {
   uint64_t state = 1;
   return ErrorOf([&] {
     int filled = 0;
@@ -144,7 +145,7 @@ std::string FailingRun(BatchPrefetcher& prefetcher, int failing, int train_faili
 }
 
 TEST(BatchPrefetch, AnErrorWhileSamplingReachesTheCallerAfterTheStepInFlight) {
-  BatchPrefetcher prefetcher;
+  BatchPrefetcher<nets::TrainingBatch> prefetcher;
   std::vector<int> trained;
   // Batch 3 fails on the prefetch thread while batch 2 trains: batches 0-2 are trained.
   EXPECT_EQ(FailingRun<Error>(prefetcher, 3, -1, trained), "replay window broke");
@@ -161,7 +162,7 @@ TEST(BatchPrefetch, AnErrorWhileSamplingReachesTheCallerAfterTheStepInFlight) {
 }
 
 TEST(BatchPrefetch, AnErrorWhileTrainingWinsAndThePrefetcherRunsAgain) {
-  BatchPrefetcher prefetcher;
+  BatchPrefetcher<nets::TrainingBatch> prefetcher;
   std::vector<int> trained;
   EXPECT_EQ(FailingRun<Error>(prefetcher, -1, 2, trained), "the step failed");
   EXPECT_EQ(trained, std::vector<int>({0, 1}));
@@ -181,7 +182,7 @@ TEST(BatchPrefetch, AnErrorWhileTrainingWinsAndThePrefetcherRunsAgain) {
 TEST(BatchPrefetch, SamplingAnEmptyWindowIsAnError) {
   using G = chaco_rex::ChacoRexGame;
   const ReplayWindow<G> empty(4);
-  BatchPrefetcher prefetcher;
+  BatchPrefetcher<nets::TrainingBatch> prefetcher;
   uint64_t state = 0;
   const std::string error = ErrorOf([&] {
     prefetcher.Run(
