@@ -162,8 +162,8 @@ VZ_HD void EncodeBf16At(const typename G::Position* positions, int i,
 // computes them: a softmax over the DISTINCT policy indices `indices` [count] of the legal moves
 // (everything else masked out), each index's probability shared equally by the moves that have
 // it, written to out [count]. Indices outside [0, num_actions) get prior 0 and take no part. A
-// NaN or infinite logit at a legal index makes every prior NaN (for the caller's finiteness
-// check, nets::CheckFiniteOutputs).
+// NaN or +infinite logit at a legal index (or all of them -infinite) makes every prior NaN, for
+// the caller's finiteness check (nets::CheckFiniteOutputs); a -infinite one alone gets prior 0.
 VZ_HD inline void EntryPriors(const float* logits, int num_actions, const int32_t* indices,
                               int count, bool actions_may_collide, float* out) {
   auto valid = [&](int k) { return indices[k] >= 0 && indices[k] < num_actions; };

@@ -98,7 +98,7 @@ class CudaEvaluator final : public Evaluator<G> {
 
   ~CudaEvaluator() override {
     // The buffers' cudaFree calls sync the device: not during another runner's graph capture.
-    const std::shared_lock<std::shared_mutex> device_work(CudaCaptureMutex());
+    const auto device_work = ShareDeviceWork(/*cuda=*/true);
     host_input_ = {};
     device_input_ = {};
     device_output_ = {};
@@ -133,7 +133,7 @@ class CudaEvaluator final : public Evaluator<G> {
     const size_t output_bytes = host_moves ? counts_at : digests_at + sizeof(uint64_t) * size_t(n);
     {
       // Growing frees device memory (cudaFree syncs the device): not during a graph capture.
-      const std::shared_lock<std::shared_mutex> device_work(CudaCaptureMutex());
+      const auto device_work = ShareDeviceWork(/*cuda=*/true);
       Reserve(n, input_bytes, output_bytes);
     }
 
@@ -163,6 +163,9 @@ class CudaEvaluator final : public Evaluator<G> {
     auto* counts = reinterpret_cast<int32_t*>(output + counts_at);
     auto* digests = reinterpret_cast<uint64_t*>(output + digests_at);
 
+    // The launches may sync the device the first time (the stack limit, local memory): not
+    // during another runner's graph capture. RunDevice takes the lock itself.
+    std::shared_lock<std::shared_mutex> device_work = ShareDeviceWork(/*cuda=*/true);
     cuda::CopyToDeviceAsync(input, staging, input_bytes, stream);
     if (!host_moves) {
       cuda::LaunchLegalMoves<G>(positions, n, moves_.data(), counts, policy_indices_.data(),
@@ -175,10 +178,12 @@ class CudaEvaluator final : public Evaluator<G> {
       cuda::LaunchEncodeFloat<G>(positions, n, repetitions,
                                  reinterpret_cast<float*>(planes_.data()), stream);
     }
+    device_work.unlock();
     runner_->RunDevice(
         planes_.data(),
         bf16_input_ ? NetRunner::DeviceInput::kBFloat16 : NetRunner::DeviceInput::kFloat32, n,
         policy_logits_.data(), wdl_logits_.data());
+    device_work.lock();
     if (host_moves) {
       cuda::LaunchGatherCompactPriors(policy_logits_.data(), G::kNumActions, host_indices,
                                       prior_offsets, n, G::kActionsMayCollide, priors,
@@ -191,6 +196,7 @@ class CudaEvaluator final : public Evaluator<G> {
     }
     cuda::CopyToHostAsync(host_output_.data(), output, output_bytes, stream);
     done_->Record(stream);
+    device_work.unlock();
     done_->Synchronize();
 
     const std::byte* result = host_output_.data();

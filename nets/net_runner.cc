@@ -40,6 +40,11 @@ std::shared_mutex& CudaCaptureMutex() {
   return mutex;
 }
 
+std::shared_lock<std::shared_mutex> ShareDeviceWork(bool cuda) {
+  return cuda ? std::shared_lock<std::shared_mutex>(CudaCaptureMutex())
+              : std::shared_lock<std::shared_mutex>(CudaCaptureMutex(), std::defer_lock);
+}
+
 int PaddedBatchSize(int batch) {
   if (batch < 1) throw Error(fmt::format("batch size {} is not positive", batch));
   constexpr int kStep = 512;

@@ -43,10 +43,15 @@ void CheckFiniteOutputs(std::string_view source, int batch, const int32_t* offse
 // The process-wide lock that keeps CUDA graph captures apart from other CUDA work of this
 // process (LibTorch 2.11 keeps the CUDA random generator's capture state unlocked, and a
 // device-wide sync, as cuDNN's autotuning and cudaFree do, breaks a capture in flight). A runner
-// holds it exclusively while it captures a graph; every other device job of vzero (the runners'
-// evaluations, the GPU evaluator's buffer growth, the trainer's steps) holds it shared. Never
-// acquire it while holding it.
+// holds it exclusively while it captures a graph; the device jobs that may sync the device hold
+// it shared: the runners' loading and evaluations, the GPU evaluator's buffer growth and kernel
+// launches, the trainer's steps, evaluations and predictions (its checkpoints and exports copy
+// to the host only). Never acquire it while holding it.
 std::shared_mutex& CudaCaptureMutex();
+
+// A shared hold of CudaCaptureMutex for device work on a CUDA device (`cuda` true), none (an
+// unlocked lock) on the CPU.
+std::shared_lock<std::shared_mutex> ShareDeviceWork(bool cuda);
 
 // The batch size a CUDA runner's RunDevice evaluates `batch` >= 1 positions at: the next power of
 // two up to 512, then the next multiple of 512 (at most 1/8 padding above 4096). A few fixed
@@ -117,10 +122,10 @@ class NetRunner {
   void RunDevice(const void* planes, DeviceInput type, int batch, float* policy_logits,
                  float* wdl_logits);
 
-  // This runner's own CUDA stream (a cudaStream_t from LibTorch's stream pool, fixed for the
-  // runner's life): Run, RunAll and RunDevice enqueue their work on it, so that runners of
-  // different threads (the actor groups' evaluators) overlap on one device. Throws vz::Error on a
-  // CPU runner or in a build without CUDA.
+  // This runner's own CUDA stream (a non-blocking cudaStream_t no other live runner uses, fixed
+  // for the runner's life and kept for a later runner's reuse when it goes): Run, RunAll and
+  // RunDevice enqueue their work on it, so that runners of different threads (the actor groups'
+  // evaluators) overlap on one device. Throws vz::Error on a CPU runner or in a build without CUDA.
   void* CudaStream() const;
 
   // One line on how the forward pass runs, e.g. "channels-last, CUDA graphs (2 captured)" or

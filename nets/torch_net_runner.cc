@@ -23,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <shared_mutex>
+#include <vector>
 
 #include "engine/core/error.h"
 #include "nets/model.h"
@@ -51,8 +52,7 @@ class TorchNetRunner final : public NetRunner::Impl {
     precision_ = chosen;
     source_ = std::string(source);
     // Loading allocates and copies on the device: not while another thread captures a graph.
-    std::shared_lock<std::shared_mutex> device_work(CudaCaptureMutex(), std::defer_lock);
-    if (cuda) device_work.lock();
+    const auto device_work = ShareDeviceWork(cuda);
     try {
       torch::NoGradGuard no_grad;
       net_ = PolicyValueNet(file.architecture);
@@ -73,14 +73,13 @@ class TorchNetRunner final : public NetRunner::Impl {
         // A stream of the runner's own (LibTorch's pool hands out 32 per device in turn, which
         // runners of other threads would share): a graph captured on it records this runner's
         // kernels only.
-        const c10::cuda::CUDAGuard device_guard(device_.index());
-        cudaStream_t created = nullptr;
-        if (cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking) != cudaSuccess) {
-          cudaGetLastError();
+        cudaStream_t created = AcquireRunnerStream(device_.index());
+        if (created == nullptr) {
           throw Error(
               fmt::format("net file {}: cannot create a CUDA stream on {}", source, device));
         }
         owned_stream_.stream = created;
+        owned_stream_.device = device_.index();
         stream_ = c10::cuda::getStreamFromExternal(created, device_.index());
         graphs_on_ = options.cuda_graphs;
         if (!graphs_on_) graphs_off_reason_ = "turned off";
@@ -115,7 +114,7 @@ class TorchNetRunner final : public NetRunner::Impl {
     std::lock_guard<std::mutex> lock(mutex_);
     try {
       torch::InferenceMode inference;
-      const DeviceWork device_work(*this);
+      const auto device_work = ShareDeviceWork(device_.is_cuda());
       const StreamGuard on_stream(*this);
       auto [policy, value] = Forward(planes, batch);
       const int64_t total = action_offsets[batch];
@@ -143,7 +142,7 @@ class TorchNetRunner final : public NetRunner::Impl {
     std::lock_guard<std::mutex> lock(mutex_);
     try {
       torch::InferenceMode inference;
-      const DeviceWork device_work(*this);
+      const auto device_work = ShareDeviceWork(device_.is_cuda());
       const StreamGuard on_stream(*this);
       auto [policy, value] = Forward(planes, batch);
       const torch::Tensor p = policy.to(torch::kCPU).contiguous();
@@ -197,7 +196,7 @@ class TorchNetRunner final : public NetRunner::Impl {
     }
     try {
       torch::InferenceMode inference;
-      const DeviceWork device_work(*this);
+      const auto device_work = ShareDeviceWork(device_.is_cuda());
       const StreamGuard on_stream(*this);
       const NetArchitecture& a = net_->architecture;
       const auto on_device = torch::TensorOptions().device(device_);
@@ -301,18 +300,6 @@ class TorchNetRunner final : public NetRunner::Impl {
 #endif
   };
 
-  // A shared hold of CudaCaptureMutex for a CUDA runner's device work (none on the CPU): no
-  // other thread captures a graph meanwhile.
-  class DeviceWork {
-   public:
-    explicit DeviceWork(const TorchNetRunner& runner) : lock_(CudaCaptureMutex(), std::defer_lock) {
-      if (runner.device_.is_cuda()) lock_.lock();
-    }
-
-   private:
-    std::shared_lock<std::shared_mutex> lock_;
-  };
-
   // The forward pass at one padded batch size as a CUDA graph: its static input, captured once,
   // replayed with new contents; the outputs (float32 logits) land in the static outputs.
   struct CapturedForward {
@@ -334,7 +321,7 @@ class TorchNetRunner final : public NetRunner::Impl {
     const std::unique_lock<std::shared_mutex> exclusive(CudaCaptureMutex());
     const NetArchitecture& a = net_->architecture;
     auto graph = std::make_unique<CapturedForward>();
-    bool capturing = false;
+    bool begun = false, capturing = false;
     // What is captured, and run eagerly before: the same kernels (lazy module loading).
     const auto forward = [&](const torch::Tensor& input) {
       auto [policy, value] = net_->forward(input);
@@ -349,11 +336,13 @@ class TorchNetRunner final : public NetRunner::Impl {
       // All of a runner's graphs share one memory pool: they run one after another on its
       // stream, and each batch's outputs are copied out before the next replay.
       if (!graph_pool_.has_value()) graph_pool_ = at::cuda::graph_pool_handle();
+      begun = true;
       graph->graph.capture_begin(*graph_pool_, cudaStreamCaptureModeThreadLocal);
       capturing = true;
       std::tie(graph->policy, graph->value) = forward(graph->input);
       graph->graph.capture_end();
       capturing = false;
+      begun = false;
       // The check: a replay on varied planes (made on the CPU: no CUDA random numbers) against
       // the eager forward pass on the same planes.
       graph->input.copy_(
@@ -372,7 +361,7 @@ class TorchNetRunner final : public NetRunner::Impl {
         return;
       }
     } catch (const c10::Error& error) {
-      if (capturing) EndBrokenCapture();
+      if (begun) EndBrokenCapture(graph->graph, capturing);
       graph.reset();
       TurnGraphsOff(
           fmt::format("capture of batch {} failed: {}", padded, error.what_without_backtrace()));
@@ -397,8 +386,10 @@ class TorchNetRunner final : public NetRunner::Impl {
 #if defined(VZ_TORCH_CUDA_STREAMS)
   // Ends a stream capture that an error interrupted, so that the stream can be used again, and
   // stops LibTorch's allocators routing this thread's allocations into the graph pool (in 2.11
-  // CUDAGraph::capture_end throws before doing so, and its destructor does not either).
-  void EndBrokenCapture() {
+  // CUDAGraph::capture_end throws before doing so). When capture_begin returned (`begun_capture`)
+  // but the capture never ended, `graph` will not give back its reference to the pool when
+  // destroyed, so it is given back here; a graph whose capture ended gives it back itself.
+  void EndBrokenCapture(at::cuda::CUDAGraph& graph, bool begun_capture) {
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing(stream_->stream(), &status) == cudaSuccess &&
         status != cudaStreamCaptureStatusNone) {
@@ -407,44 +398,77 @@ class TorchNetRunner final : public NetRunner::Impl {
       if (broken != nullptr) cudaGraphDestroy(broken);
     }
     cudaGetLastError();  // clear the error the interrupted capture left behind
-    if (!graph_pool_.has_value()) return;
+    const c10::MempoolId_t pool = *graph_pool_;
+    const auto quietly = [](const auto& call) {
+      try {
+        call();
+      } catch (const std::exception&) {
+      }
+    };
+    quietly([&] { c10::cuda::CUDACachingAllocator::endAllocateToPool(device_.index(), pool); });
+    quietly([&] { at::getHostAllocator(at::kCUDA)->end_allocate_to_pool(pool); });
+    bool ended = true;
     try {
-      c10::cuda::CUDACachingAllocator::endAllocateToPool(device_.index(), *graph_pool_);
-    } catch (const c10::Error&) {
+      graph.pool();  // throws when the capture never ended
+    } catch (const std::exception&) {
+      ended = false;
     }
-    try {
-      at::getHostAllocator(at::kCUDA)->end_allocate_to_pool(*graph_pool_);
-    } catch (const c10::Error&) {
+    if (begun_capture && !ended) {
+      quietly([&] { c10::cuda::CUDACachingAllocator::releasePool(device_.index(), pool); });
+      quietly([&] { at::getHostAllocator(at::kCUDA)->release_pool(pool); });
     }
   }
 
-  // Gives the graphs' pool back to the allocator (after the graphs are gone).
-  void ReleaseGraphPool() {
-    if (!graph_pool_.has_value()) return;
-    try {
-      c10::cuda::CUDACachingAllocator::releasePool(device_.index(), *graph_pool_);
-    } catch (const c10::Error&) {
+  // Forgets the graphs' pool (after the graphs are gone: each released its reference to it).
+  void ReleaseGraphPool() { graph_pool_.reset(); }
+
+  // Streams of this process's runners, per device: created on first need and kept for reuse
+  // when a runner goes (LibTorch caches cuBLAS workspaces and freed blocks per stream, so a
+  // stream per runner ever made would grow those caches without bound). nullptr when CUDA cannot
+  // create one.
+  static std::mutex& StreamListMutex() {
+    static std::mutex mutex;
+    return mutex;
+  }
+  static std::map<int, std::vector<cudaStream_t>>& FreeStreams() {
+    static auto* free = new std::map<int, std::vector<cudaStream_t>>();  // never destroyed
+    return *free;
+  }
+  static cudaStream_t AcquireRunnerStream(int device) {
+    {
+      const std::lock_guard<std::mutex> lock(StreamListMutex());
+      std::vector<cudaStream_t>& free = FreeStreams()[device];
+      if (!free.empty()) {
+        cudaStream_t stream = free.back();
+        free.pop_back();
+        return stream;
+      }
     }
-    try {
-      at::getHostAllocator(at::kCUDA)->release_pool(*graph_pool_);
-    } catch (const c10::Error&) {
+    const c10::cuda::CUDAGuard device_guard(static_cast<c10::DeviceIndex>(device));
+    cudaStream_t created = nullptr;
+    if (cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking) != cudaSuccess) {
+      cudaGetLastError();
+      return nullptr;
     }
-    graph_pool_.reset();
+    return created;
+  }
+  static void ReleaseRunnerStream(int device, cudaStream_t stream) {
+    if (cudaStreamSynchronize(stream) != cudaSuccess) cudaGetLastError();
+    const std::lock_guard<std::mutex> lock(StreamListMutex());
+    FreeStreams()[device].push_back(stream);
   }
 #else
-  void EndBrokenCapture() {}
   void ReleaseGraphPool() {}
 #endif
 
 #if defined(VZ_TORCH_CUDA_STREAMS)
-  // The runner's CUDA stream, destroyed last (after the graphs and the net that used it).
+  // The runner's CUDA stream, given back for reuse last (after the graphs and the net that used
+  // it, and once its work has run).
   struct OwnedStream {
     cudaStream_t stream = nullptr;
+    int device = 0;
     ~OwnedStream() {
-      if (stream == nullptr) return;
-      cudaStreamSynchronize(stream);
-      cudaStreamDestroy(stream);
-      cudaGetLastError();
+      if (stream != nullptr) ReleaseRunnerStream(device, stream);
     }
   } owned_stream_;
 #endif

@@ -11,12 +11,14 @@
 #include <cstring>
 #include <functional>
 #include <numbers>
+#include <optional>
 #include <shared_mutex>
 #include <sstream>
 
 // CUDA events (LibTorch's own header) where this build has CUDA: the pinned batch upload.
 #if defined(VZ_HAVE_CUDA) && __has_include(<c10/cuda/CUDAEvent.h>)
 #include <c10/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDAGuard.h>
 #define VZ_TORCH_CUDA_EVENTS 1
 #endif
 
@@ -97,18 +99,6 @@ struct TorchTrainer final : Trainer::Impl {
   } compact_staging;
   std::shared_ptr<const SampleCodec> codec;  // set_sample_codec; null: no compact batches
   torch::Tensor cell_maps, action_maps;      // the codec's maps on the device (Expand)
-
-  // A shared hold of CudaCaptureMutex during a CUDA trainer's device work (none on the CPU):
-  // cuDNN's autotuning syncs the device, which would break a runner's graph capture.
-  class DeviceWork {
-   public:
-    explicit DeviceWork(const TorchTrainer& trainer) : lock_(CudaCaptureMutex(), std::defer_lock) {
-      if (trainer.device.is_cuda()) lock_.lock();
-    }
-
-   private:
-    std::shared_lock<std::shared_mutex> lock_;
-  };
 
   void CheckBatch(const TrainingBatch& batch) const {
     const NetArchitecture& a = header.architecture;
@@ -220,7 +210,12 @@ struct TorchTrainer final : Trainer::Impl {
     const SampleCodec& c = *codec;
     const int64_t n = batch.size, actions = a.num_actions, area = int64_t(a.height) * a.width;
 #if defined(VZ_TORCH_CUDA_EVENTS)
-    if (device.is_cuda()) staging.copied.synchronize();
+    // The codec's kernels launch on the current device: the trainer's.
+    std::optional<c10::cuda::CUDAGuard> device_guard;
+    if (device.is_cuda()) {
+      device_guard.emplace(device.index());
+      staging.copied.synchronize();
+    }
 #endif
     const torch::Tensor positions = ToDevice(batch.positions, {int64_t(batch.positions.size())},
                                              torch::kUInt8, compact_staging.positions);
@@ -522,13 +517,13 @@ double TorchTrainer::LearningRate(int64_t step) const {
 
 TrainMetrics TorchTrainer::Step(const TrainingBatch& batch) {
   CheckBatch(batch);
-  const DeviceWork device_work(*this);
+  const auto device_work = ShareDeviceWork(device.is_cuda());
   return StepOn([&] { return Upload(batch); }, batch.size);
 }
 
 TrainMetrics TorchTrainer::Step(const CompactBatch& batch) {
   CheckCompact(batch);
-  const DeviceWork device_work(*this);
+  const auto device_work = ShareDeviceWork(device.is_cuda());
   return StepOn([&] { return Expand(batch); }, batch.size);
 }
 
@@ -576,13 +571,13 @@ TrainMetrics TorchTrainer::StepOn(const std::function<DeviceBatch()>& make, int 
 
 TrainMetrics TorchTrainer::Evaluate(const TrainingBatch& batch) {
   CheckBatch(batch);
-  const DeviceWork device_work(*this);
+  const auto device_work = ShareDeviceWork(device.is_cuda());
   return EvaluateOn([&] { return Upload(batch); });
 }
 
 TrainMetrics TorchTrainer::Evaluate(const CompactBatch& batch) {
   CheckCompact(batch);
-  const DeviceWork device_work(*this);
+  const auto device_work = ShareDeviceWork(device.is_cuda());
   return EvaluateOn([&] { return Expand(batch); });
 }
 
@@ -627,7 +622,7 @@ void TorchTrainer::SetSampleCodec(std::shared_ptr<const SampleCodec> new_codec) 
 void TorchTrainer::Predict(const float* planes, int batch, float* policy, float* wdl) {
   TorchTrainer& s = *this;
   const NetArchitecture& a = s.header.architecture;
-  const DeviceWork device_work(*this);
+  const auto device_work = ShareDeviceWork(device.is_cuda());
   torch::NoGradGuard no_grad;
   s.net->eval();
   const torch::Tensor input =

@@ -19,6 +19,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "engine/core/error.h"
@@ -40,38 +41,28 @@ int64_t DrawsPerTrainingBatch(int size, bool augment) {
 
 // Fills `batch` as ReplayWindow<G>::Sample(size, random, batch) and then, when `augment`,
 // nets::AugmentBatch<G>(batch, random) would, with random() returning draws[0], draws[1], ... in
-// turn. `draws` must hold exactly DrawsPerTrainingBatch<G>(size, augment) values (a bug
-// otherwise: VZ_CHECK). Throws what Sample throws (vz::Error for an empty window or size < 1).
-// Reads `window` only: may run on another thread than the one that changes it, never at the same
-// time.
-template <Game G>
+// turn; for a compact batch (nets::CompactBatch) as ReplayWindow<G>::SampleCompact and
+// nets::AugmentCompact<G> would (the same draws, the same samples, the symmetries recorded for
+// the trainer to apply on its device). `draws` must hold exactly DrawsPerTrainingBatch<G>(size,
+// augment) values (a bug otherwise: VZ_CHECK). Throws what Sample throws (vz::Error for an empty
+// window or size < 1). Reads `window` only: may run on another thread than the one that changes
+// it, never at the same time.
+template <Game G, class Batch>
 void SampleTrainingBatch(const ReplayWindow<G>& window, int size, bool augment,
-                         std::span<const uint64_t> draws, nets::TrainingBatch& batch) {
+                         std::span<const uint64_t> draws, Batch& batch) {
   VZ_CHECK(int64_t(draws.size()) == DrawsPerTrainingBatch<G>(size, augment));
   size_t next = 0;
   const auto random = [&] {
     VZ_CHECK(next < draws.size());
     return draws[next++];
   };
-  window.Sample(size, random, batch);
-  if (augment) nets::AugmentBatch<G>(batch, random);
-  VZ_CHECK(next == draws.size());
-}
-
-// As SampleTrainingBatch, the compact form (ReplayWindow<G>::SampleCompact, then
-// nets::AugmentCompact<G> when `augment`): the same draws, the same samples, the symmetries
-// recorded for the trainer to apply on its device.
-template <Game G>
-void SampleTrainingBatch(const ReplayWindow<G>& window, int size, bool augment,
-                         std::span<const uint64_t> draws, nets::CompactBatch& batch) {
-  VZ_CHECK(int64_t(draws.size()) == DrawsPerTrainingBatch<G>(size, augment));
-  size_t next = 0;
-  const auto random = [&] {
-    VZ_CHECK(next < draws.size());
-    return draws[next++];
-  };
-  window.SampleCompact(size, random, batch);
-  if (augment) nets::AugmentCompact<G>(batch, random);
+  if constexpr (std::is_same_v<Batch, nets::CompactBatch>) {
+    window.SampleCompact(size, random, batch);
+    if (augment) nets::AugmentCompact<G>(batch, random);
+  } else {
+    window.Sample(size, random, batch);
+    if (augment) nets::AugmentBatch<G>(batch, random);
+  }
   VZ_CHECK(next == draws.size());
 }
 
