@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -13,11 +14,13 @@
 #include "engine/core/zobrist.h"
 #include "engine/encodings.h"
 #include "nets/augment.h"
+#include "nets/trainer.h"
+#include "selfplay/replay_window.h"
+#if VZ_HAVE_TORCH
 #include "nets/fresh_net.h"
 #include "nets/net_runner.h"
 #include "nets/sample_codec.h"
-#include "nets/trainer.h"
-#include "selfplay/replay_window.h"
+#endif
 #include "tests/engine/game_types.h"
 #include "tests/test_util.h"
 
@@ -547,6 +550,47 @@ TYPED_TEST(ReplayWindowTest, PositionWindowGrowsAndNeverShrinks) {
   EXPECT_EQ(games.OldestKept(targets), records.size() - 3);
 }
 
+// A compact sample holds what the dense sample of the same draw holds: its position encodes to
+// the dense planes, and its sparse target adds up to the dense policy target (no augmentation).
+TYPED_TEST(ReplayWindowTest, CompactSamplesHoldTheDenseSamples) {
+  using G = TypeParam;
+  using E = InputEncoding<G>;
+  ReplayWindow<G> window(10);
+  for (int g = 0; g < 3; ++g) window.AddGame(RandomRecord<G>(21 + g, 40, 2), "game");
+  constexpr int kSize = 24;
+  uint64_t dense_state = 8, compact_state = 8;
+  nets::TrainingBatch dense;
+  window.Sample(
+      kSize, [&] { return dense_state = SplitMix64(dense_state); }, dense);
+  nets::CompactBatch compact;
+  window.SampleCompact(
+      kSize, [&] { return compact_state = SplitMix64(compact_state); }, compact);
+  ASSERT_EQ(compact.size, kSize);
+  ASSERT_EQ(compact.positions.size(), kSize * sizeof(typename G::Position));
+  ASSERT_EQ(compact.target_offsets.size(), size_t(kSize) + 1);
+  EXPECT_EQ(compact.symmetries, std::vector<int32_t>(kSize, 0));
+  EXPECT_EQ(compact.wdl, dense.wdl);
+  std::vector<float> planes(E::kSize);
+  for (int i = 0; i < kSize; ++i) {
+    typename G::Position position;
+    std::memcpy(&position, compact.positions.data() + size_t(i) * sizeof(position),
+                sizeof(position));
+    E::Encode(position, compact.repetitions[size_t(i)], planes.data());
+    EXPECT_TRUE(
+        std::equal(planes.begin(), planes.end(), dense.planes.begin() + ptrdiff_t(i) * E::kSize))
+        << "sample " << i;
+    std::vector<float> policy(G::kNumActions, 0.0f);
+    for (int32_t k = compact.target_offsets[size_t(i)]; k < compact.target_offsets[size_t(i) + 1];
+         ++k) {
+      policy[size_t(compact.target_indices[size_t(k)])] += compact.target_probabilities[size_t(k)];
+    }
+    EXPECT_TRUE(std::equal(policy.begin(), policy.end(),
+                           dense.policy.begin() + ptrdiff_t(i) * G::kNumActions))
+        << "sample " << i;
+  }
+}
+
+#if VZ_HAVE_TORCH  // the trainer (LibTorch); the sanitizer builds are engine-only
 // Compact samples (SampleCompact + AugmentCompact), expanded by the trainer with the game's
 // codec, are the dense batch of Sample + AugmentBatch for the same draws: the same losses and
 // accuracies in Evaluate (a fresh net reacts to every plane, target and legal-mask value), and
@@ -609,6 +653,7 @@ TEST(SampleCodecTest, ACodecForAnotherGameIsRefused) {
       ErrorOf([&] { trainer.set_sample_codec(nets::MakeSampleCodec<chad::ChadGame>(false)); }),
       "sample codec of game 'chad' for a trainer of 'portuguese-draughts'");
 }
+#endif  // VZ_HAVE_TORCH
 
 }  // namespace
 }  // namespace vz
