@@ -131,11 +131,11 @@ class CudaEvaluator final : public Evaluator<G> {
     const size_t counts_at = Align(priors_at + sizeof(float) * size_t(total));
     const size_t digests_at = Align(counts_at + sizeof(int32_t) * size_t(n));
     const size_t output_bytes = host_moves ? counts_at : digests_at + sizeof(uint64_t) * size_t(n);
-    {
-      // Growing frees device memory (cudaFree syncs the device): not during a graph capture.
-      const auto device_work = ShareDeviceWork(/*cuda=*/true);
-      Reserve(n, input_bytes, output_bytes);
-    }
+    // Growing the buffers frees device memory (cudaFree syncs the device), and the launches may
+    // sync it the first time (the stack limit, local memory): not during another runner's graph
+    // capture. Released around RunDevice, which takes the lock itself.
+    std::shared_lock<std::shared_mutex> device_work = ShareDeviceWork(/*cuda=*/true);
+    Reserve(n, input_bytes, output_bytes);
 
     std::byte* staging = host_input_.data();
     std::memcpy(staging + positions_at, batch.positions().data(), sizeof(Position) * size_t(n));
@@ -163,9 +163,6 @@ class CudaEvaluator final : public Evaluator<G> {
     auto* counts = reinterpret_cast<int32_t*>(output + counts_at);
     auto* digests = reinterpret_cast<uint64_t*>(output + digests_at);
 
-    // The launches may sync the device the first time (the stack limit, local memory): not
-    // during another runner's graph capture. RunDevice takes the lock itself.
-    std::shared_lock<std::shared_mutex> device_work = ShareDeviceWork(/*cuda=*/true);
     cuda::CopyToDeviceAsync(input, staging, input_bytes, stream);
     if (!host_moves) {
       cuda::LaunchLegalMoves<G>(positions, n, moves_.data(), counts, policy_indices_.data(),

@@ -208,6 +208,7 @@ class TorchNetRunner final : public NetRunner::Impl {
                                                   on_device.dtype(torch::kFloat32));
       torch::Tensor wdl_out =
           torch::from_blob(wdl_logits, {batch, 3}, on_device.dtype(torch::kFloat32));
+#if defined(VZ_TORCH_CUDA_STREAMS)
       if (auto found = graphs_.find(padded); graphs_on_ && found != graphs_.end()) {
         CapturedForward* graph = found->second.get();
         graph->input.narrow(0, 0, batch).copy_(input);
@@ -216,6 +217,7 @@ class TorchNetRunner final : public NetRunner::Impl {
         wdl_out.copy_(graph->value.narrow(0, 0, batch));
         return;
       }
+#endif
       torch::Tensor x = input;
       if (padded > batch) {  // the padded shape, so that cuDNN autotunes a few sizes only
         x = torch::zeros({padded, a.input_planes, a.height, a.width}, on_device.dtype(dtype_));

@@ -6,11 +6,6 @@
 
 namespace vz {
 
-double PrefetchSecondsBetween(std::chrono::steady_clock::time_point start,
-                              std::chrono::steady_clock::time_point end) {
-  return std::chrono::duration<double>(end - start).count();
-}
-
 void RethrowSamplingError(std::exception_ptr error) {
   try {
     std::rethrow_exception(error);

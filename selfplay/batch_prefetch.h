@@ -29,6 +29,7 @@
 #include "nets/augment.h"
 #include "nets/trainer.h"
 #include "selfplay/replay_window.h"
+#include "selfplay/run_dir.h"
 
 namespace vz {
 
@@ -65,10 +66,6 @@ void SampleTrainingBatch(const ReplayWindow<G>& window, int size, bool augment,
   }
   VZ_CHECK(next == draws.size());
 }
-
-// Seconds spent by the calling thread of a BatchPrefetcher::Run between two points.
-double PrefetchSecondsBetween(std::chrono::steady_clock::time_point start,
-                              std::chrono::steady_clock::time_point end);
 
 // Rethrows a sampling thread's exception: a vz::Error as it is, anything else as a vz::Error
 // "sampling a training batch: WHAT".
@@ -118,7 +115,7 @@ class BatchPrefetcher {
     const Clock::time_point first = Clock::now();
     draw(draws_[0]);
     fill(draws_[0], batches_[0]);
-    wait_seconds_ += PrefetchSecondsBetween(first, Clock::now());
+    wait_seconds_ += SecondsSince(first);
     for (int64_t k = 0; k < count; ++k) {
       const int current = int(k % 2), next = 1 - current;
       if (k + 1 == count) {
@@ -146,7 +143,7 @@ class BatchPrefetcher {
           }
         }
       });
-      wait_seconds_ += PrefetchSecondsBetween(trained, Clock::now());
+      wait_seconds_ += SecondsSince(trained);
       if (train_error) std::rethrow_exception(train_error);
       if (fill_error) RethrowSamplingError(fill_error);
     }

@@ -199,8 +199,14 @@ class TrainerRole {
     options.process_group = group_;
     trainer_ = std::make_unique<nets::Trainer>(initial, options);
     // On a GPU the batches travel compact (positions and sparse targets) and are expanded there
-    // by the rule kernels; on the CPU they are built dense by the sampling thread.
-    if (options.device.starts_with("cuda")) {
+    // by the rule kernels; on the CPU, and in a build without the kernels, they are built dense
+    // by the sampling thread.
+#if defined(VZ_HAVE_CUDA)
+    const bool compact = options.device.starts_with("cuda");
+#else
+    const bool compact = false;
+#endif
+    if (compact) {
       trainer_->set_sample_codec(nets::MakeSampleCodec<G>(/*cuda=*/true));
       compact_prefetcher_ = std::make_unique<BatchPrefetcher<nets::CompactBatch>>();
     } else {

@@ -297,8 +297,7 @@ class ReplayWindow {
   // Throws vz::Error if the window is empty or size < 1.
   template <class Random>
   void Sample(int size, Random&& random, nets::TrainingBatch& batch) const {
-    if (positions_ == 0) throw Error("replay window: no positions to sample");
-    if (size < 1) throw Error(fmt::format("replay window: sample size {} is not positive", size));
+    CheckSampleSize(size);
     constexpr size_t kActions = size_t(G::kNumActions);
     batch.size = size;
     batch.planes.assign(size_t(size) * kInputSize, 0.0f);
@@ -329,8 +328,7 @@ class ReplayWindow {
   // trainer expands it to Sample's dense arrays on its device. Throws as Sample.
   template <class Random>
   void SampleCompact(int size, Random&& random, nets::CompactBatch& batch) const {
-    if (positions_ == 0) throw Error("replay window: no positions to sample");
-    if (size < 1) throw Error(fmt::format("replay window: sample size {} is not positive", size));
+    CheckSampleSize(size);
     batch.size = size;
     batch.positions.resize(size_t(size) * sizeof(Position));
     batch.repetitions.resize(size_t(size));
@@ -380,6 +378,12 @@ class ReplayWindow {
     std::vector<uint32_t> indices;     // sparse policy targets of every entry, concatenated
     std::vector<float> probabilities;  // ... normalized per entry
   };
+
+  // Throws vz::Error when the window is empty or `size` < 1 (Sample, SampleCompact).
+  void CheckSampleSize(int size) const {
+    if (positions_ == 0) throw Error("replay window: no positions to sample");
+    if (size < 1) throw Error(fmt::format("replay window: sample size {} is not positive", size));
+  }
 
   // The game and entry of the window's position picked by `draw` (uniform over the positions).
   std::pair<const StoredGame&, const Entry&> Draw(uint64_t draw) const {
