@@ -27,7 +27,7 @@ SKIP = 77
 # The screenshots docs/web.md shows (--docs writes only these).
 DOCS_SHOTS = {"board-chaco-rex.png", "board-chad.png", "board-cuarenta.png",
               "board-portuguese-draughts.png", "analysis-chaco-rex.png", "promotion-cuarenta.png",
-              "capture-path-draughts.png"}
+              "capture-path-draughts.png", "fit-chaco-rex-390x844.png"}
 GAMES = {
     # variant: playable cells
     "chaco-rex": 85,
@@ -252,7 +252,7 @@ def exercise_fit(page):
         for variant in GAMES:
             page.open("variant=%s&engine=none" % variant, "%s at %dx%d" % (variant, width, height))
             page.js("window.scrollTo(0, 0)")
-            size, outside, scroll_width, legend = page.js("""
+            size, outside, scroll_width, legend, board = page.js("""
                 const W = window.innerWidth, H = window.innerHeight, out = [];
                 const check = (what, el) => {
                   const r = el.getBoundingClientRect();
@@ -263,14 +263,20 @@ def exercise_fit(page):
                 for (const id of arguments[0]) check(id, document.getElementById(id));
                 const items = Array.from(document.querySelectorAll('#legend .legend-item'));
                 items.forEach((e) => check('legend ' + e.dataset.piece, e));
+                const b = document.getElementById('board').getBoundingClientRect();
                 return [[W, H], out, document.documentElement.scrollWidth,
-                        items.map((e) => e.querySelector(':scope > span').textContent)];""",
+                        items.map((e) => e.querySelector(':scope > span').textContent),
+                        [b.width, b.height]];""",
                 MAIN_BUTTONS)
             where = "%s at %dx%d" % (variant, width, height)
             assert size == [width, height], "%s: the viewport is %s" % (where, size)
             assert not outside, "%s: out of view: %s" % (where, outside[:8])
             assert scroll_width <= width, "%s: the page is %d px wide" % (where, scroll_width)
             assert legend == LEGENDS[variant], "%s: legend %s" % (where, legend)
+            # In view by being large, not by shrinking away: the board's longer side at least
+            # 0.6 of the window's shorter side (a phone's width, a laptop's height).
+            assert max(board) >= 0.6 * min(width, height), "%s: the board is only %s px" % (
+                where, board)
             page.shot("fit-%s-%dx%d.png" % (variant, width, height))
     page.set_viewport(*WINDOW)
 
@@ -328,7 +334,7 @@ def exercise_link(page):
     from selenium.webdriver.support.ui import Select
     first = api(page.base, "/api/position", {"variant": "chad"})["legalMoves"][0]["move"]
     for engine, kind, budget in [("none", "seconds", "3"), ("white", "simulations", "37")]:
-        page.open("variant=chad&engine=black&moves=" + first)
+        page.open("variant=chad&engine=none&moves=" + first)
         Select(page.driver.find_element(By.ID, "engine-color")).select_by_value(engine)
         Select(page.driver.find_element(By.ID, "budget-kind")).select_by_value(kind)
         field = page.driver.find_element(By.ID, "budget")
