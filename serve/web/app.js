@@ -312,7 +312,8 @@ function render() {
   renderEvalGraph();
   renderEvalBar(state.evals[state.cursor]);
   $('eval-bar').setAttribute('data-flipped', state.flipped ? '1' : '0');
-  if ($('legend').getAttribute('data-variant') !== state.variant) drawLegend($('legend'), state.variant);
+  const legend = $('legend');
+  if (legend.getAttribute('data-variant') !== state.variant) drawLegend(legend, state.variant);
   fitBoard();
   $('fen').value = position.fen;
   $('undo').disabled = state.cursor === 0 || state.thinking;
@@ -334,15 +335,16 @@ function fitBoard() {
   const view = $('game-view');
   if (view.hidden) return;
   const board = BOARDS[state.variant];
-  const svg = $('board'), column = $('board-column'), row = $('board-row');
+  const svg = $('board'), column = $('board-column'), row = $('board-row'), legend = $('legend');
   const px = (el, property) => parseFloat(getComputedStyle(el)[property]) || 0;
   const stacked = getComputedStyle(view).flexDirection === 'column';
   const barWidth = $('eval-bar').offsetWidth + px(row, 'columnGap');
-  const widthLimit = view.clientWidth - barWidth - (stacked ? 0 : kSideMinWidth + px(view, 'columnGap'));
+  const sideWidth = stacked ? 0 : kSideMinWidth + px(view, 'columnGap');
+  const widthLimit = view.clientWidth - barWidth - sideWidth;
   const messageLine = px($('message'), 'minHeight') + px($('message'), 'marginTop');
   for (let round = 0; round < 4; round++) {
     const rowBox = row.getBoundingClientRect();
-    const below = $('legend').getBoundingClientRect().bottom - rowBox.bottom + messageLine;
+    const below = legend.getBoundingClientRect().bottom - rowBox.bottom + messageLine;
     const heightLimit = window.innerHeight - (rowBox.top + window.scrollY) - below - 4;
     const scale = Math.min(widthLimit / board.width,
                            Math.max(heightLimit, kMinBoardHeight) / board.height);

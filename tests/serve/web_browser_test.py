@@ -225,16 +225,18 @@ def exercise_game(page, variant, cells):
     # box, and each row is as high as the header row.
     wrapped = page.js("""
         const rows = Array.from(document.querySelectorAll('#candidates tr.candidate'));
-        const header = document.querySelector('#candidates thead tr').getBoundingClientRect().height;
+        const height = (el) => el.getBoundingClientRect().height;
+        const header = height(document.querySelector('#candidates thead tr'));
         const out = [];
         for (const tr of rows) {
-          if (Math.abs(tr.getBoundingClientRect().height - header) > 1)
-            out.push(tr.dataset.move + ': row ' + tr.getBoundingClientRect().height + ' px high, header ' + header);
+          if (Math.abs(height(tr) - header) > 1)
+            out.push(tr.dataset.move + ': row ' + height(tr) + ' px high, header ' + header);
           for (const td of tr.cells) {
             const range = document.createRange();
             range.selectNodeContents(td);
             const tops = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top)));
-            if (tops.size > 1) out.push(tr.dataset.move + ': "' + td.textContent + '" on ' + tops.size + ' lines');
+            if (tops.size > 1)
+              out.push(tr.dataset.move + ': "' + td.textContent + '" on ' + tops.size + ' lines');
           }
         }
         return out;""")
@@ -245,29 +247,35 @@ def exercise_game(page, variant, cells):
     print("%s: ok (%.1f s)" % (variant, time.time() - start), flush=True)
 
 
+def layout(page):
+    """The layout at the top of the page: [viewport size, what of the cells, MAIN_BUTTONS and
+    legend lies out of view, the page's scroll width, the legend's names, the board's size]."""
+    page.js("window.scrollTo(0, 0)")
+    return page.js("""
+        const W = window.innerWidth, H = window.innerHeight, out = [];
+        const check = (what, el) => {
+          const r = el.getBoundingClientRect();
+          if (r.width === 0 || r.left < 0 || r.top < 0 || r.right > W || r.bottom > H)
+            out.push(what + ' at ' + [r.left, r.top, r.right, r.bottom].map(Math.round));
+        };
+        for (const e of document.querySelectorAll('#board [data-cell]'))
+          check('cell ' + e.dataset.cell, e);
+        for (const id of arguments[0]) check(id, document.getElementById(id));
+        const items = Array.from(document.querySelectorAll('#legend .legend-item'));
+        items.forEach((e) => check('legend ' + e.dataset.piece, e));
+        const b = document.getElementById('board').getBoundingClientRect();
+        return [[W, H], out, document.documentElement.scrollWidth,
+                items.map((e) => e.querySelector(':scope > span').textContent),
+                [b.width, b.height]];""", MAIN_BUTTONS)
+
+
 def exercise_fit(page):
     """In each window size of VIEWPORTS, each game's cells, main buttons and legend in view."""
     for width, height, mobile in VIEWPORTS:
         page.set_viewport(width, height, mobile)
         for variant in GAMES:
             page.open("variant=%s&engine=none" % variant, "%s at %dx%d" % (variant, width, height))
-            page.js("window.scrollTo(0, 0)")
-            size, outside, scroll_width, legend, board = page.js("""
-                const W = window.innerWidth, H = window.innerHeight, out = [];
-                const check = (what, el) => {
-                  const r = el.getBoundingClientRect();
-                  if (r.width === 0 || r.left < 0 || r.top < 0 || r.right > W || r.bottom > H)
-                    out.push(what + ' at ' + [r.left, r.top, r.right, r.bottom].map(Math.round));
-                };
-                document.querySelectorAll('#board [data-cell]').forEach((e) => check('cell ' + e.dataset.cell, e));
-                for (const id of arguments[0]) check(id, document.getElementById(id));
-                const items = Array.from(document.querySelectorAll('#legend .legend-item'));
-                items.forEach((e) => check('legend ' + e.dataset.piece, e));
-                const b = document.getElementById('board').getBoundingClientRect();
-                return [[W, H], out, document.documentElement.scrollWidth,
-                        items.map((e) => e.querySelector(':scope > span').textContent),
-                        [b.width, b.height]];""",
-                MAIN_BUTTONS)
+            size, outside, scroll_width, legend, board = layout(page)
             where = "%s at %dx%d" % (variant, width, height)
             assert size == [width, height], "%s: the viewport is %s" % (where, size)
             assert not outside, "%s: out of view: %s" % (where, outside[:8])
@@ -278,7 +286,12 @@ def exercise_fit(page):
             assert max(board) >= 0.6 * min(width, height), "%s: the board is only %s px" % (
                 where, board)
             page.shot("fit-%s-%dx%d.png" % (variant, width, height))
+    # A window made smaller after the page loaded: the board follows it.
+    page.set_viewport(1920, 1080)
+    page.open("variant=chad&engine=none")
     page.set_viewport(*WINDOW)
+    page.wait(lambda: not layout(page)[1], "the board fitted to %dx%d after a resize" % WINDOW,
+              timeout=5)
 
 
 def exercise_eval_bar_flip(page):
@@ -299,7 +312,8 @@ def exercise_eval_bar_flip(page):
 
     def white_rank_end():
         return page.js("""
-            const y = (c) => document.querySelector('#board [data-cell="' + c + '"]').getBoundingClientRect().top;
+            const y = (c) => document.querySelector('#board [data-cell="' + c + '"]')
+                                 .getBoundingClientRect().top;
             return y('a1') > y('a12') ? 'bottom' : 'top';""")
 
     assert white_end() == "bottom" and white_rank_end() == "bottom"
