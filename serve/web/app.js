@@ -311,10 +311,50 @@ function render() {
   renderMoveList();
   renderEvalGraph();
   renderEvalBar(state.evals[state.cursor]);
+  $('eval-bar').setAttribute('data-flipped', state.flipped ? '1' : '0');
+  const legend = $('legend');
+  if (legend.getAttribute('data-variant') !== state.variant) drawLegend(legend, state.variant);
+  fitBoard();
   $('fen').value = position.fen;
   $('undo').disabled = state.cursor === 0 || state.thinking;
   $('engine-move').disabled = state.thinking || position.status !== 'ongoing';
   updateAddress();
+}
+
+// The least width left to the panels beside the board, and the least board height on a window
+// too low for the board and its controls (a phone on its side: the page scrolls then).
+const kSideMinWidth = 340;
+const kMinBoardHeight = 200;
+
+// Sizes the board to the window: as large as the width allows (beside the panels, or the whole
+// width when the panels go below it on a narrow window, style.css) and as the height allows with
+// the status line, the buttons, the legend and one message line under it, all in view with the
+// page scrolled to the top. The rows under the board wrap by the column's width, which follows
+// the board's, so the size settles over a few rounds.
+function fitBoard() {
+  const view = $('game-view');
+  if (view.hidden) return;
+  const board = BOARDS[state.variant];
+  const svg = $('board'), column = $('board-column'), row = $('board-row'), legend = $('legend');
+  const px = (el, property) => parseFloat(getComputedStyle(el)[property]) || 0;
+  const stacked = getComputedStyle(view).flexDirection === 'column';
+  const barWidth = $('eval-bar').offsetWidth + px(row, 'columnGap');
+  const sideWidth = stacked ? 0 : kSideMinWidth + px(view, 'columnGap');
+  const widthLimit = view.clientWidth - barWidth - sideWidth;
+  const messageLine = px($('message'), 'minHeight') + px($('message'), 'marginTop');
+  for (let round = 0; round < 4; round++) {
+    const rowBox = row.getBoundingClientRect();
+    const below = legend.getBoundingClientRect().bottom - rowBox.bottom + messageLine;
+    const heightLimit = window.innerHeight - (rowBox.top + window.scrollY) - below - 4;
+    const scale = Math.min(widthLimit / board.width,
+                           Math.max(heightLimit, kMinBoardHeight) / board.height);
+    const width = `${Math.max(1, Math.floor(board.width * scale))}px`;
+    const height = `${Math.max(1, Math.floor(board.height * scale))}px`;
+    column.style.width = stacked ? '' : `${parseFloat(width) + barWidth}px`;
+    if (svg.style.width === width && svg.style.height === height) break;
+    svg.style.width = width;
+    svg.style.height = height;
+  }
 }
 
 function renderStatus() {
@@ -490,12 +530,13 @@ function showAnalysis(answer) {
     tr.className = 'candidate';
     tr.setAttribute('data-move', info.move);
     const wdl = info.wdl ? `${percent(info.wdl.win)} / ${percent(info.wdl.draw)} / ${percent(info.wdl.loss)}` : '–';
-    for (const text of [info.displayMove, info.visits, percent(info.winrate), wdl,
-                        (info.pvDisplay || info.pv).slice(0, 8).join(' ')]) {
+    const line = (info.pvDisplay || info.pv).slice(0, 8).join(' ');
+    for (const text of [info.displayMove, info.visits, percent(info.winrate), wdl, line]) {
       const td = document.createElement('td');
       td.textContent = String(text);
       tr.appendChild(td);
     }
+    tr.lastChild.title = line;
     tr.addEventListener('click', () => playMove(info.move));
     body.appendChild(tr);
   }
@@ -516,7 +557,10 @@ function showAnalysis(answer) {
 
 // ---- records and addresses -------------------------------------------------------------------
 
+// The address of the shown game: the game, the ply, the board's turn, the tab, and the side vzero
+// plays with its budget, so that a link opens the same game against the same engine.
 function updateAddress() {
+  if (!state.info || !state.position) return;
   const params = new URLSearchParams();
   params.set('variant', state.variant);
   if (state.startFen && state.startFen !== startFenOf(state.variant)) params.set('fen', state.startFen);
@@ -524,6 +568,8 @@ function updateAddress() {
   if (state.cursor !== state.moves.length) params.set('ply', String(state.cursor));
   if (state.flipped) params.set('flip', '1');
   if (state.mode !== 'play') params.set('mode', state.mode);
+  params.set('engine', $('engine-color').value);
+  params.set($('budget-kind').value, $('budget').value);
   history.replaceState(null, '', '/?' + params.toString());
 }
 
@@ -700,6 +746,7 @@ function wire() {
     afterPositionChange();
   });
   $('copy-link').addEventListener('click', () => {
+    updateAddress();
     const link = location.href;
     if (navigator.clipboard) navigator.clipboard.writeText(link).catch(() => {});
     showMessage('Link: ' + link, 'info');
@@ -723,6 +770,11 @@ function wire() {
   });
   $('budget-kind').addEventListener('change', () => {
     $('budget').value = $('budget-kind').value === 'seconds' ? '1' : String(state.info.limits.defaultSimulations);
+    updateAddress();
+  });
+  $('budget').addEventListener('input', () => updateAddress());
+  window.addEventListener('resize', () => {
+    if (state.position) fitBoard();
   });
   $('load-fen').addEventListener('click', () =>
     newGame(state.variant, $('fen').value.trim()).catch((e) => showMessage(e.message, 'error')));
@@ -765,8 +817,15 @@ async function main() {
   state.flipped = params.get('flip') === '1';
   const mode = params.get('mode');
   if (mode === 'analyse' || mode === 'runs') state.mode = mode;
-  if (params.get('engine')) $('engine-color').value = params.get('engine');
-  if (params.get('simulations')) $('budget').value = params.get('simulations');
+  if (['black', 'white', 'none', 'both'].includes(params.get('engine'))) {
+    $('engine-color').value = params.get('engine');
+  }
+  if (params.get('seconds')) {
+    $('budget-kind').value = 'seconds';
+    $('budget').value = params.get('seconds');
+  } else if (params.get('simulations')) {
+    $('budget').value = params.get('simulations');
+  }
   const moves = (params.get('moves') || '').split(/[ ,]+/).filter(Boolean);
   const ply = params.has('ply') ? parseInt(params.get('ply'), 10) : undefined;
   try {

@@ -162,8 +162,10 @@ function cuarentaBoard() {
 }
 
 // ---- Portuguese draughts: the 32 dark squares numbered 1-32 from White's lower right --------
+// The square numbers are the notation: no file letters or rank numbers beside the board (rank
+// numbers 1-8 next to square numbers 1-32 read as squares).
 function draughtsBoard() {
-  const S = 60, left = 30, top = 12;
+  const S = 60, left = 8, top = 8;
   const cells = [], dark = [];
   const byCol = {};
   for (let s = 0; s < 32; s++) {
@@ -183,14 +185,8 @@ function draughtsBoard() {
       }
     }
   }
-  const width = left + 8 * S + 8, height = top + 8 * S + 26;
+  const width = left + 8 * S + 8, height = top + 8 * S + 8;
   const labels = [];
-  for (let c = 0; c < 8; c++) {
-    labels.push({text: 'abcdefgh'[c], x: left + c * S + S / 2, y: height - 8, side: 'bottom'});
-  }
-  for (let r = 0; r < 8; r++) {
-    labels.push({text: String(r + 1), x: 14, y: top + (7 - r) * S + S / 2, side: 'left'});
-  }
   // `W:W1,2,K5:B21-32:H3`: men and kings by square number, ranges of men allowed.
   const placement = (fen) => {
     const result = {};

@@ -99,3 +99,21 @@ function pieceIcon(variant, letter, size) {
   drawPiece(svg, variant, letter, size / 2, size / 2, size);
   return svg;
 }
+
+// Fills `container` with one entry per piece of `variant`: its image (White's) and its name in
+// the game's own words, so that the letters on the discs read without hovering. Each entry is
+// class "legend-item" with data-piece = the position-string letter.
+function drawLegend(container, variant) {
+  container.innerHTML = '';
+  container.setAttribute('data-variant', variant);
+  for (const [letter, info] of Object.entries(PIECE_SETS[variant])) {
+    const item = document.createElement('span');
+    item.className = 'legend-item';
+    item.setAttribute('data-piece', letter);
+    item.appendChild(pieceIcon(variant, letter, 26));
+    const name = document.createElement('span');
+    name.textContent = info.name;
+    item.appendChild(name);
+    container.appendChild(item);
+  }
+}

@@ -2,8 +2,11 @@
 """The page of `vzero serve` in a real headless browser (Debian's chromium + chromedriver, driven
 by python3-selenium), for each game: the board loads with every playable cell, a legal move played
 by two clicks, vzero's reply, an illegal click refused with the engine's message, an analysis
-whose candidate moves appear. Screenshots of every board and of the analysis view go to --out
-(the build's web-screenshots/), and with --docs also to docs/web/ for docs/web.md.
+whose candidate moves appear, each on one line. In each of the window sizes of VIEWPORTS every
+cell, the main buttons and the piece legend (the game's own names) lie in view; Flip board turns
+the evaluation bar with the board; draughts has its square numbers and no rank numbers; a link to
+the position keeps vzero's side and budget. Screenshots of every board and of the analysis view
+go to --out (the build's web-screenshots/), and with --docs also to docs/web/ for docs/web.md.
 
 Run by CTest (label `browser`); exits 77 (skipped) with a message when chromium, chromedriver or
 selenium is missing. Only loopback traffic: the server binds 127.0.0.1 on a free port.
@@ -24,7 +27,7 @@ SKIP = 77
 # The screenshots docs/web.md shows (--docs writes only these).
 DOCS_SHOTS = {"board-chaco-rex.png", "board-chad.png", "board-cuarenta.png",
               "board-portuguese-draughts.png", "analysis-chaco-rex.png", "promotion-cuarenta.png",
-              "capture-path-draughts.png"}
+              "capture-path-draughts.png", "fit-chaco-rex-390x844.png"}
 GAMES = {
     # variant: playable cells
     "chaco-rex": 85,
@@ -32,6 +35,21 @@ GAMES = {
     "cuarenta": 40,
     "portuguese-draughts": 32,
 }
+# The legend's names, in the games' own words (shared/rules/*.md: Chaco Rex's Rege, Dama, Turre,
+# Bispo, Cavallo, Pedon; Cuarenta's vao, camel, frog, guard), in the order of the pieces.
+LEGENDS = {
+    "chaco-rex": ["Rege (king)", "Dama (queen)", "Turre (rook)", "Bispo (bishop)",
+                  "Cavallo (knight)", "Pedon (pawn)"],
+    "chad": ["king", "queen", "rook"],
+    "cuarenta": ["king", "bishop", "vao", "camel", "frog", "guard", "pawn"],
+    "portuguese-draughts": ["man", "king"],
+}
+# Window sizes (CSS pixels) in which the board and its controls must be in view without
+# scrolling: the common laptop sizes, a full-HD screen and a phone held upright.
+VIEWPORTS = [(1280, 720, False), (1440, 760, False), (1920, 1080, False), (390, 844, True)]
+# The window of the other steps and of the screenshots.
+WINDOW = (1280, 720)
+MAIN_BUTTONS = ["new-game", "flip", "undo", "engine-move"]
 
 
 def find_browser():
@@ -125,6 +143,11 @@ class Page:
             "Array.from(document.querySelectorAll('#choice-options [data-move]'))"
             ".map(b => b.dataset.move)"), what)
 
+    def set_viewport(self, width, height, mobile=False):
+        """Makes the page's viewport `width` x `height` CSS pixels (a phone's with `mobile`)."""
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+
     def shot(self, name, element_id=None):
         from selenium.webdriver.common.by import By
         directories = [self.out_dir]
@@ -198,10 +221,151 @@ def exercise_game(page, variant, cells):
     page.wait(lambda: int(page.js(
         "return document.querySelector('#candidates tr.candidate td:nth-child(2)').textContent")) >= 20,
               "a few visits")
+    # Every cell of the candidate table on one line: the text of each cell lies in a single line
+    # box, and each row is as high as the header row.
+    wrapped = page.js("""
+        const rows = Array.from(document.querySelectorAll('#candidates tr.candidate'));
+        const height = (el) => el.getBoundingClientRect().height;
+        const header = height(document.querySelector('#candidates thead tr'));
+        const out = [];
+        for (const tr of rows) {
+          if (Math.abs(height(tr) - header) > 1)
+            out.push(tr.dataset.move + ': row ' + height(tr) + ' px high, header ' + header);
+          for (const td of tr.cells) {
+            const range = document.createRange();
+            range.selectNodeContents(td);
+            const tops = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top)));
+            if (tops.size > 1)
+              out.push(tr.dataset.move + ': "' + td.textContent + '" on ' + tops.size + ' lines');
+          }
+        }
+        return out;""")
+    assert not wrapped, "%s: the candidate table wraps: %s" % (variant, wrapped)
     page.shot("analysis-%s.png" % variant)
     page.driver.find_element("id", "analyse-toggle").click()
     page.driver.find_element("id", "tab-play").click()
     print("%s: ok (%.1f s)" % (variant, time.time() - start), flush=True)
+
+
+def layout(page):
+    """The layout at the top of the page: [viewport size, what of the cells, MAIN_BUTTONS and
+    legend lies out of view, the page's scroll width, the legend's names, the board's size]."""
+    page.js("window.scrollTo(0, 0)")
+    return page.js("""
+        const W = window.innerWidth, H = window.innerHeight, out = [];
+        const check = (what, el) => {
+          const r = el.getBoundingClientRect();
+          if (r.width === 0 || r.left < 0 || r.top < 0 || r.right > W || r.bottom > H)
+            out.push(what + ' at ' + [r.left, r.top, r.right, r.bottom].map(Math.round));
+        };
+        for (const e of document.querySelectorAll('#board [data-cell]'))
+          check('cell ' + e.dataset.cell, e);
+        for (const id of arguments[0]) check(id, document.getElementById(id));
+        const items = Array.from(document.querySelectorAll('#legend .legend-item'));
+        items.forEach((e) => check('legend ' + e.dataset.piece, e));
+        const b = document.getElementById('board').getBoundingClientRect();
+        return [[W, H], out, document.documentElement.scrollWidth,
+                items.map((e) => e.querySelector(':scope > span').textContent),
+                [b.width, b.height]];""", MAIN_BUTTONS)
+
+
+def exercise_fit(page):
+    """In each window size of VIEWPORTS, each game's cells, main buttons and legend in view."""
+    for width, height, mobile in VIEWPORTS:
+        page.set_viewport(width, height, mobile)
+        for variant in GAMES:
+            page.open("variant=%s&engine=none" % variant, "%s at %dx%d" % (variant, width, height))
+            size, outside, scroll_width, legend, board = layout(page)
+            where = "%s at %dx%d" % (variant, width, height)
+            assert size == [width, height], "%s: the viewport is %s" % (where, size)
+            assert not outside, "%s: out of view: %s" % (where, outside[:8])
+            assert scroll_width <= width, "%s: the page is %d px wide" % (where, scroll_width)
+            assert legend == LEGENDS[variant], "%s: legend %s" % (where, legend)
+            # In view by being large, not by shrinking away: the board's longer side at least
+            # 0.6 of the window's shorter side (a phone's width, a laptop's height).
+            assert max(board) >= 0.6 * min(width, height), "%s: the board is only %s px" % (
+                where, board)
+            page.shot("fit-%s-%dx%d.png" % (variant, width, height))
+    # A window made smaller after the page loaded: the board follows it.
+    page.set_viewport(1920, 1080)
+    page.open("variant=chad&engine=none")
+    page.set_viewport(*WINDOW)
+    page.wait(lambda: not layout(page)[1], "the board fitted to %dx%d after a resize" % WINDOW,
+              timeout=5)
+
+
+def exercise_eval_bar_flip(page):
+    """Flip board turns the evaluation bar too: White's share at White's end of the board."""
+    from selenium.webdriver.common.by import By
+    page.open("variant=chad&engine=none")
+
+    def white_end():
+        bar, fill = page.js("""
+            const box = (id) => document.getElementById(id).getBoundingClientRect();
+            const b = box('eval-bar'), f = box('eval-fill');
+            return [[b.top, b.bottom], [f.top, f.bottom]];""")
+        assert fill[1] - fill[0] > 4, "the evaluation bar's fill is %s of %s" % (fill, bar)
+        at_top = abs(fill[0] - bar[0]) <= 2 and fill[1] < bar[1] - 2
+        at_bottom = abs(fill[1] - bar[1]) <= 2 and fill[0] > bar[0] + 2
+        assert at_top != at_bottom, "the fill %s of the bar %s is at neither end" % (fill, bar)
+        return "top" if at_top else "bottom"
+
+    def white_rank_end():
+        return page.js("""
+            const y = (c) => document.querySelector('#board [data-cell="' + c + '"]')
+                                 .getBoundingClientRect().top;
+            return y('a1') > y('a12') ? 'bottom' : 'top';""")
+
+    assert white_end() == "bottom" and white_rank_end() == "bottom"
+    page.driver.find_element(By.ID, "flip").click()
+    page.wait(lambda: page.board_attribute("data-flipped") == "1", "the board flipped")
+    assert white_rank_end() == "top"
+    assert white_end() == "top", "Flip board left White's share of the evaluation bar at the bottom"
+    page.driver.find_element(By.ID, "flip").click()
+    page.wait(lambda: page.board_attribute("data-flipped") == "0", "the board turned back")
+    assert white_end() == "bottom"
+
+
+def exercise_draughts_labels(page):
+    """Draughts: the square numbers 1-32 and no rank numbers 1-8 beside them."""
+    page.open("variant=portuguese-draughts&engine=none")
+    coords, numbers = page.js("""
+        const texts = (q) => Array.from(document.querySelectorAll(q)).map((t) => t.textContent);
+        return [texts('#board .coords text'), texts('#board .square-numbers text')];""")
+    ranks = [t for t in coords if t in [str(n) for n in range(1, 9)]]
+    assert not ranks, "draughts shows rank numbers %s beside its square numbers" % ranks
+    assert sorted(numbers, key=int) == [str(n) for n in range(1, 33)], numbers
+    page.open("variant=chad&engine=none")  # the chess-like boards keep theirs
+    coords = page.js("return Array.from(document.querySelectorAll('#board .coords text'))"
+                     ".map((t) => t.textContent)")
+    assert "12" in coords and "l" in coords, coords
+
+
+def exercise_link(page):
+    """A link to the position (the Link button's) opens the same game with vzero's side and
+    budget in the controls."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    first = api(page.base, "/api/position", {"variant": "chad"})["legalMoves"][0]["move"]
+    for engine, kind, budget in [("none", "seconds", "3"), ("white", "simulations", "37")]:
+        page.open("variant=chad&engine=none&moves=" + first)
+        Select(page.driver.find_element(By.ID, "engine-color")).select_by_value(engine)
+        Select(page.driver.find_element(By.ID, "budget-kind")).select_by_value(kind)
+        field = page.driver.find_element(By.ID, "budget")
+        field.clear()
+        field.send_keys(budget)
+        page.driver.find_element(By.ID, "copy-link").click()
+        text = page.message()
+        assert text.startswith("Link: http"), text
+        link = text[len("Link: "):]
+        page.driver.get("about:blank")
+        page.driver.get(link)
+        page.wait(lambda: page.js("return document.body.getAttribute('data-ready')") == "1", link)
+        shown = page.js("return ['engine-color', 'budget-kind', 'budget']"
+                        ".map((id) => document.getElementById(id).value)")
+        assert shown == [engine, kind, budget], "%s opens with %s, expected %s" % (
+            link, shown, [engine, kind, budget])
+        assert page.first_move_text() is not None, link + " lost the moves"
 
 
 def exercise_flip_and_address(page):
@@ -315,15 +479,20 @@ def main():
     options = webdriver.ChromeOptions()
     options.binary_location = browser
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1360,940", "--force-device-scale-factor=1",
+                 "--window-size=%d,%d" % WINDOW, "--force-device-scale-factor=1",
                  "--no-proxy-server", "--disable-extensions", "--disable-background-networking"):
         options.add_argument(flag)
     from selenium.webdriver.chrome.service import Service
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     try:
         page = Page(driver, base, args.out, args.docs)
+        page.set_viewport(*WINDOW)
         for variant, cells in GAMES.items():
             exercise_game(page, variant, cells)
+        exercise_fit(page)
+        exercise_eval_bar_flip(page)
+        exercise_draughts_labels(page)
+        exercise_link(page)
         exercise_flip_and_address(page)
         exercise_promotion(page)
         exercise_capture_path(page)
