@@ -204,9 +204,10 @@ int64_t ReportedTime(const std::vector<std::string>& lines) {
 // management"; Move Overhead O = 50 ms), checked on the engine's own reported `time`. The soft
 // target and hard limit of each case are worked out by hand below (White moves first). The search
 // stops at the soft target unless its best move is unstable, never starts a round that would end
-// after the hard limit, and a rollout round takes well under a millisecond; the bounds leave
-// kSlackMs for scheduling, which still separates every case from what a misread clock (the other
-// side's, no increment, no movestogo) would give.
+// after the hard limit, and a rollout round takes well under a millisecond. So the reported time
+// lies between half the soft target (below it only if one round stalled for more than hard -
+// soft / 2 ms) and the hard limit plus kSlackMs for scheduling; the bounds still separate every
+// case from what a misread clock (the other side's, no increment, no movestogo) would give.
 TEST(UciEngineTest, ClockLimitsGiveTheDocumentedMoveTime) {
   constexpr int64_t kSlackMs = 250;
   struct Case {
