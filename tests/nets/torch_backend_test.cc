@@ -2,8 +2,8 @@
 // it from the build directory as the vzero binary does: nothing torch-free loads it (setting the
 // CPU threads only records them, and the load applies them), the first net does, a net evaluator
 // built through this process's evaluator slot (engine/search/evaluator_registry.h) runs on it,
-// and settings made after the load reach the loaded backend. The file's tests run in order; the
-// first one must see LibTorch unloaded.
+// and settings made after the load reach the loaded backend. Run as one executable the file's
+// tests run in order and the first one must see LibTorch unloaded; CTest runs each alone.
 
 #include "nets/torch_backend.h"
 
@@ -55,7 +55,10 @@ TEST_F(TorchBackendTest, LoadsOnFirstUseAndServesTheEvaluatorSlot) {
 }
 
 TEST_F(TorchBackendTest, SettingsAfterTheLoadReachTheLoadedBackend) {
+  Torch();  // loads LibTorch where this test runs on its own (CTest runs each test alone)
   ASSERT_TRUE(TorchLoaded());
+  SetCpuThreads(UnusualThreadCount());
+  EXPECT_EQ(Torch().CpuThreads(), UnusualThreadCount());
   SetCpuThreads(1);
   EXPECT_EQ(Torch().CpuThreads(), 1);
   SetCpuThreads(0);  // at least one thread
