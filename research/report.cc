@@ -8,6 +8,7 @@
 
 #include "engine/core/atomic_file.h"
 #include "research/board_svg.h"
+#include "research/report_table.h"
 #include "research/svg_plot.h"
 
 namespace vz::research {
@@ -15,41 +16,29 @@ namespace {
 
 using nlohmann::json;
 
-// A number for CSV and HTML: "" for NaN.
-std::string Num(double value, int digits = 3) {
-  if (!std::isfinite(value)) return "";
-  return fmt::format("{:.{}f}", value + 0.0, digits);
-}
-
-// A JSON number, null for NaN.
-json JsonNumber(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
-
-std::string Csv(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 std::string ResultText(Status status, bool draughts) { return ResultToken(status, draughts); }
 
-std::string IntervalText(const Interval& interval) {
-  return fmt::format("{} [{}, {}]", Num(interval.value), Num(interval.low), Num(interval.high));
+// Columns of every form (HTML header `header`, CSV/JSON key `key`).
+TableColumn Everywhere(std::string header, std::string key, int html_digits = 3,
+                       int csv_digits = 4) {
+  return {kEveryForm, std::move(header), std::move(key), html_digits, csv_digits};
+}
+TableColumn HtmlOnly(std::string header, int html_digits = 3) {
+  return {kHtml, std::move(header), "", html_digits};
+}
+TableColumn DataOnly(std::string key, int csv_digits = 4) {
+  return {kData, "", std::move(key), 3, csv_digits};
+}
+TableColumn CsvOnly(std::string key, int csv_digits = 4) {
+  return {kCsv, "", std::move(key), 3, csv_digits};
+}
+TableColumn JsonOnly(std::string key) { return {kJson, "", std::move(key)}; }
+// White's score with its interval: score and score_low/score_high.
+TableColumn ScoreColumn(std::string header) {
+  return {kEveryForm, std::move(header), "white_score", 3, 4, "score_low", "score_high"};
 }
 
-// An HTML table from a header row and body rows (cells already escaped or plain numbers).
-std::string Table(const std::vector<std::string>& header,
-                  const std::vector<std::vector<std::string>>& rows) {
-  std::string html = "<table>\n<tr>";
-  for (const std::string& h : header) html += "<th>" + h + "</th>";
-  html += "</tr>\n";
-  for (const auto& row : rows) {
-    html += "<tr>";
-    for (const std::string& cell : row) html += "<td>" + cell + "</td>";
-    html += "</tr>\n";
-  }
-  return html + "</table>\n";
-}
+using Cell = TableCell;
 
 constexpr const char* kStyle = R"(
 body { font-family: sans-serif; max-width: 1180px; margin: 1em auto; padding: 0 1em; color: #222; }
@@ -106,10 +95,10 @@ class Writer {
 
   std::string Settings() {
     json settings = json::object();
-    std::vector<std::vector<std::string>> rows;
+    Table table({HtmlOnly("setting"), HtmlOnly("value")});
     for (const auto& [key, value] : r_.settings) {
       settings[key] = value;
-      rows.push_back({EscapeXml(key), EscapeXml(value)});
+      table.AddRow({Cell::Text(key), Cell::Text(value)});
     }
     json_["variant"] = r_.variant;
     json_["command"] = r_.command;
@@ -117,7 +106,7 @@ class Writer {
     return "<p class=\"note\">Made by <code>" + EscapeXml(r_.command) +
            "</code>. Scores are White's (win 1, draw 1/2, loss 0); values are the expected "
            "result W - L in [-1, 1] from White's view.</p>\n" +
-           Table({"setting", "value"}, rows);
+           table.Html();
   }
 
   std::string Balance() {
@@ -126,10 +115,6 @@ class Writer {
         "<p class=\"note\">White's score with its 95% Wilson interval (a draw counted as half "
         "a win, which makes the interval conservative) and how the games ended, per group of "
         "games.</p>\n";
-    std::string csv =
-        "label,budget,games,white_wins,draws,black_wins,white_score,score_low,score_high,"
-        "mean_plies\n";
-    std::string endings_csv = "label,ending,games\n";
     std::vector<std::string> ending_names;
     for (const BalanceRow& row : r_.balance) {
       for (const auto& [ending, count] : row.endings) {
@@ -138,48 +123,37 @@ class Writer {
         }
       }
     }
-    std::vector<std::vector<std::string>> rows;
-    json balance = json::array();
+    std::vector<TableColumn> columns = {
+        Everywhere("group", "label"),     DataOnly("budget"),
+        Everywhere("games", "games"),     Everywhere("White wins", "white_wins"),
+        Everywhere("draws", "draws"),     Everywhere("Black wins", "black_wins"),
+        ScoreColumn("White score [95%]"), Everywhere("mean plies", "mean_plies", 1, 1)};
+    for (const std::string& ending : ending_names) columns.push_back(HtmlOnly(ending));
+    columns.push_back(JsonOnly("endings"));
+    Table table(std::move(columns));
+    Table endings_table({CsvOnly("label"), CsvOnly("ending"), CsvOnly("games")});
     for (const BalanceRow& row : r_.balance) {
-      csv += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", Csv(row.label), row.budget, row.games,
-                         row.white_wins, row.draws, row.black_wins, Num(row.white_score.value, 4),
-                         Num(row.white_score.low, 4), Num(row.white_score.high, 4),
-                         Num(row.mean_plies, 1));
-      std::vector<std::string> cells = {
-          EscapeXml(row.label),      std::to_string(row.games),      std::to_string(row.white_wins),
-          std::to_string(row.draws), std::to_string(row.black_wins), IntervalText(row.white_score),
-          Num(row.mean_plies, 1)};
+      std::vector<Cell> cells = {Cell::Text(row.label),     Cell::Integer(row.budget),
+                                 Cell::Integer(row.games),  Cell::Integer(row.white_wins),
+                                 Cell::Integer(row.draws),  Cell::Integer(row.black_wins),
+                                 Cell::Of(row.white_score), Cell::Real(row.mean_plies)};
       json endings = json::object();
       for (const std::string& ending : ending_names) {
         const auto it = row.endings.find(ending);
         const int64_t count = it == row.endings.end() ? 0 : it->second;
-        cells.push_back(std::to_string(count));
+        cells.push_back(Cell::Integer(count));
         if (count > 0) {
           endings[ending] = count;
-          endings_csv += fmt::format("{},{},{}\n", Csv(row.label), ending, count);
+          endings_table.AddRow({Cell::Text(row.label), Cell::Text(ending), Cell::Integer(count)});
         }
       }
-      rows.push_back(cells);
-      balance.push_back({{"label", row.label},
-                         {"budget", row.budget},
-                         {"games", row.games},
-                         {"white_wins", row.white_wins},
-                         {"draws", row.draws},
-                         {"black_wins", row.black_wins},
-                         {"white_score", row.white_score.value},
-                         {"score_low", row.white_score.low},
-                         {"score_high", row.white_score.high},
-                         {"mean_plies", row.mean_plies},
-                         {"endings", endings}});
+      cells.push_back(Cell::Json(endings));
+      table.AddRow(std::move(cells));
     }
-    json_["balance"] = balance;
-    std::vector<std::string> header = {
-        "games", "games", "White wins", "draws", "Black wins", "White score [95%]", "mean plies"};
-    header[0] = "group";
-    for (const std::string& ending : ending_names) header.push_back(EscapeXml(ending));
-    html += Table(header, rows);
-    Save("balance.csv", csv);
-    Save("endings.csv", endings_csv);
+    json_["balance"] = table.Json();
+    html += table.Html();
+    Save("balance.csv", table.Csv());
+    Save("endings.csv", endings_table.Csv());
     // Plots over the fresh games' budgets.
     PlotSeries score{"White score", {}, {}, {}, {}};
     std::vector<std::string> categories;
@@ -227,6 +201,25 @@ class Writer {
     return html;
   }
 
+  // The columns of one fit: the HTML's combined cells beside the raw values of the CSV and the
+  // JSON.
+  static Table PieceValueTable() {
+    return Table({CsvOnly("data"),
+                  Everywhere("piece", "kind"),
+                  HtmlOnly("coefficient ± 95%"),
+                  DataOnly("estimated"),
+                  DataOnly("coefficient", 5),
+                  DataOnly("standard_error", 5),
+                  HtmlOnly("value [95%] (reference = 1)"),
+                  {kData, "", "relative", 3, 4, "relative_low", "relative_high"},
+                  HtmlOnly("baseline value (reference = 1)", 2),
+                  HtmlOnly("baseline centipawns"),
+                  DataOnly("baseline"),
+                  DataOnly("baseline_relative"),
+                  CsvOnly("positions"),
+                  CsvOnly("games")});
+  }
+
   std::string PieceValues() {
     std::string html = "<section id=\"piece-values\"><h2>Piece values</h2>\n";
     html +=
@@ -240,51 +233,36 @@ class Writer {
         "scale. Games adjudicated by material were decided with the baseline's values, which "
         "pulls a fit that includes them towards those values; the fit over the games that were "
         "not adjudicated is free of that.</p>\n";
-    std::string csv =
-        "data,kind,estimated,coefficient,standard_error,relative,relative_low,relative_high,"
-        "baseline,baseline_relative,positions,games\n";
+    std::string csv = PieceValueTable().CsvHeader();
     json fits = json::array();
     for (size_t f = 0; f < r_.piece_values.size(); ++f) {
       const PieceValueFit& fit = r_.piece_values[f];
       html += fmt::format("<h3>{}</h3>\n<p>{} positions of {} games", EscapeXml(fit.data),
                           fit.positions, fit.games);
-      json rows = json::array();
+      Table table = PieceValueTable();
+      for (const PieceValueRow& row : fit.rows) {
+        table.AddRow(
+            {Cell::Text(fit.data), Cell::Text(row.kind),
+             Cell::Html(row.estimated ? FixedDigits(row.coefficient, 3) + " ± " +
+                                            FixedDigits(1.96 * row.standard_error, 3)
+                                      : "not estimable (never differed)"),
+             Cell::Bool(row.estimated), Cell::Real(row.coefficient), Cell::Real(row.standard_error),
+             row.estimated ? Cell::Of(row.relative) : Cell::Empty(), Cell::Of(row.relative),
+             Cell::Real(row.baseline_relative), Cell::Integer(row.baseline),
+             Cell::Integer(row.baseline), Cell::Real(row.baseline_relative),
+             Cell::Integer(fit.positions), Cell::Integer(fit.games)});
+      }
+      csv += table.CsvRows();
       if (!fit.error.empty()) {
         html += ": no fit (" + EscapeXml(fit.error) + ").</p>\n";
       } else {
         html += fmt::format(
             "; reference piece: {}; intercept (White's edge at equal material, log-odds) {} ± {}"
             "{}.</p>\n",
-            EscapeXml(fit.reference), Num(fit.intercept), Num(1.96 * fit.intercept_error),
+            EscapeXml(fit.reference), FixedDigits(fit.intercept, 3),
+            FixedDigits(1.96 * fit.intercept_error, 3),
             fit.converged ? "" : "; <b>the iterations did not converge</b> (separation?)");
-        std::vector<std::vector<std::string>> table;
-        for (const PieceValueRow& row : fit.rows) {
-          table.push_back({EscapeXml(row.kind),
-                           row.estimated
-                               ? Num(row.coefficient) + " ± " + Num(1.96 * row.standard_error)
-                               : "not estimable (never differed)",
-                           row.estimated ? IntervalText(row.relative) : "",
-                           Num(row.baseline_relative, 2), std::to_string(row.baseline)});
-        }
-        html += Table({"piece", "coefficient ± 95%", "value [95%] (reference = 1)",
-                       "baseline value (reference = 1)", "baseline centipawns"},
-                      table);
-      }
-      for (const PieceValueRow& row : fit.rows) {
-        csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", Csv(fit.data), row.kind,
-                           row.estimated ? 1 : 0, Num(row.coefficient, 5),
-                           Num(row.standard_error, 5), Num(row.relative.value, 4),
-                           Num(row.relative.low, 4), Num(row.relative.high, 4), row.baseline,
-                           Num(row.baseline_relative, 4), fit.positions, fit.games);
-        rows.push_back({{"kind", row.kind},
-                        {"estimated", row.estimated},
-                        {"coefficient", JsonNumber(row.coefficient)},
-                        {"standard_error", JsonNumber(row.standard_error)},
-                        {"relative", JsonNumber(row.relative.value)},
-                        {"relative_low", JsonNumber(row.relative.low)},
-                        {"relative_high", JsonNumber(row.relative.high)},
-                        {"baseline", row.baseline},
-                        {"baseline_relative", row.baseline_relative}});
+        html += table.Html();
       }
       fits.push_back({{"data", fit.data},
                       {"positions", fit.positions},
@@ -294,7 +272,7 @@ class Writer {
                       {"intercept_error", fit.intercept_error},
                       {"converged", fit.converged},
                       {"error", fit.error},
-                      {"kinds", rows}});
+                      {"kinds", table.Json()}});
       if (f == 0 && fit.error.empty()) {
         std::vector<std::string> kinds;
         PlotSeries fitted{"self-play fit", {}, {}, {}, {}}, baseline{"baseline", {}, {}, {}, {}};
@@ -324,45 +302,29 @@ class Writer {
     html += fmt::format(
         "<p>The net's value of the start position: {} (White's view); a dedicated search of {} "
         "simulations: {}.</p>\n",
-        Num(o.root_value), r_.root_simulations, Num(r_.root_search_value));
+        FixedDigits(o.root_value, 3), r_.root_simulations, FixedDigits(r_.root_search_value, 3));
     html +=
         "<h3>The net's preferred first moves</h3>\n<p class=\"note\">The dedicated search's "
         "most visited first moves, with the net's prior, the search's value of the move, and "
         "the result of self-play games started after it (" +
         EscapeXml(r_.first_move_label) + ", White's score with 95% interval).</p>\n";
-    std::string csv =
-        "move,visits,prior,search_value,games,white_wins,draws,black_wins,white_score,score_low,"
-        "score_high\n";
-    std::vector<std::vector<std::string>> rows;
-    json first = json::array();
+    Table first({Everywhere("move", "move"), JsonOnly("position"), Everywhere("visits", "visits"),
+                 Everywhere("prior", "prior"), Everywhere("search value", "search_value"),
+                 HtmlOnly("games (W-D-L)"), DataOnly("games"), DataOnly("white_wins"),
+                 DataOnly("draws"), DataOnly("black_wins"), ScoreColumn("White score [95%]")});
     for (const FirstMoveRow& m : r_.first_moves) {
       const bool played = m.games > 0;
-      rows.push_back(
-          {EscapeXml(m.move), std::to_string(m.visits), Num(m.prior), Num(m.search_value),
-           played ? fmt::format("{} ({}-{}-{})", m.games, m.white_wins, m.draws, m.black_wins) : "",
-           played ? IntervalText(m.white_score) : ""});
-      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", Csv(m.move), m.visits,
-                         Num(m.prior, 4), Num(m.search_value, 4), m.games, m.white_wins, m.draws,
-                         m.black_wins, played ? Num(m.white_score.value, 4) : "",
-                         played ? Num(m.white_score.low, 4) : "",
-                         played ? Num(m.white_score.high, 4) : "");
-      first.push_back({{"move", m.move},
-                       {"position", m.position},
-                       {"visits", m.visits},
-                       {"prior", m.prior},
-                       {"search_value", m.search_value},
-                       {"games", m.games},
-                       {"white_wins", m.white_wins},
-                       {"draws", m.draws},
-                       {"black_wins", m.black_wins},
-                       {"white_score", played ? json(m.white_score.value) : json(nullptr)},
-                       {"score_low", played ? json(m.white_score.low) : json(nullptr)},
-                       {"score_high", played ? json(m.white_score.high) : json(nullptr)}});
+      first.AddRow({Cell::Text(m.move), Cell::Text(m.position), Cell::Integer(m.visits),
+                    Cell::Real(m.prior), Cell::Real(m.search_value),
+                    Cell::Html(played ? fmt::format("{} ({}-{}-{})", m.games, m.white_wins, m.draws,
+                                                    m.black_wins)
+                                      : ""),
+                    Cell::Integer(m.games), Cell::Integer(m.white_wins), Cell::Integer(m.draws),
+                    Cell::Integer(m.black_wins), played ? Cell::Of(m.white_score) : Cell::Empty()});
     }
-    html += Table({"move", "visits", "prior", "search value", "games (W-D-L)", "White score [95%]"},
-                  rows);
+    html += first.Html();
     html += "</div></div>\n";
-    Save("first_moves.csv", csv);
+    Save("first_moves.csv", first.Csv());
     // Tree.
     html += fmt::format(
         "<h3>Tree of the first {} plies played</h3>\n<p class=\"note\">{} games from the start "
@@ -370,71 +332,62 @@ class Writer {
         "visit counts, see the settings). Prior: the net's prior of the move in the position "
         "before it; value: the net's value after it.</p>\n",
         o.depth, o.games);
-    std::string tree_csv = "depth,line,move,count,white_score,prior,value\n";
-    rows.clear();
-    json tree = json::array();
+    Table tree({DataOnly("depth"), JsonOnly("parent"), HtmlOnly("line"), DataOnly("line"),
+                DataOnly("move"), Everywhere("games", "count"),
+                Everywhere("White score", "white_score"), Everywhere("prior", "prior"),
+                Everywhere("value", "value")});
     for (const OpeningNode& node : o.nodes) {
       std::string indent;
       for (int d = 1; d < node.depth; ++d) indent += "&nbsp;&nbsp;&nbsp;&nbsp;";
-      rows.push_back({indent + EscapeXml(node.line), std::to_string(node.count),
-                      Num(node.white_score), Num(node.prior), Num(node.value)});
-      tree_csv +=
-          fmt::format("{},{},{},{},{},{},{}\n", node.depth, Csv(node.line), Csv(node.move),
-                      node.count, Num(node.white_score, 4), Num(node.prior, 4), Num(node.value, 4));
-      tree.push_back({{"depth", node.depth},
-                      {"parent", node.parent},
-                      {"line", node.line},
-                      {"move", node.move},
-                      {"count", node.count},
-                      {"white_score", node.white_score},
-                      {"prior", JsonNumber(node.prior)},
-                      {"value", JsonNumber(node.value)}});
+      tree.AddRow({Cell::Integer(node.depth), Cell::Integer(node.parent),
+                   Cell::Html(indent + EscapeXml(node.line)), Cell::Text(node.line),
+                   Cell::Text(node.move), Cell::Integer(node.count), Cell::Real(node.white_score),
+                   Cell::Real(node.prior), Cell::Real(node.value)});
     }
-    html += Table({"line", "games", "White score", "prior", "value"}, rows);
-    Save("openings_tree.csv", tree_csv);
+    html += tree.Html();
+    Save("openings_tree.csv", tree.Csv());
     // Lines.
     html += fmt::format("<h3>Most frequent {}-ply lines</h3>\n", o.depth);
-    std::string lines_csv = "line,count,white_score\n";
-    rows.clear();
-    json lines = json::array();
+    Table lines({Everywhere("line", "line"), Everywhere("games", "count"),
+                 Everywhere("White score", "white_score")});
     for (const OpeningLine& line : o.lines) {
-      rows.push_back({EscapeXml(line.line), std::to_string(line.count), Num(line.white_score)});
-      lines_csv += fmt::format("{},{},{}\n", Csv(line.line), line.count, Num(line.white_score, 4));
-      lines.push_back(
-          {{"line", line.line}, {"count", line.count}, {"white_score", line.white_score}});
+      lines.AddRow(
+          {Cell::Text(line.line), Cell::Integer(line.count), Cell::Real(line.white_score)});
     }
-    html += Table({"line", "games", "White score"}, rows);
-    Save("opening_lines.csv", lines_csv);
+    html += lines.Html();
+    Save("opening_lines.csv", lines.Csv());
     // Entropy.
     html +=
         "<h3>Opening diversity</h3>\n<p class=\"note\">Entropy (bits) of the distribution of "
         "the first N plies over the games that lasted at least N plies, and the number of "
         "distinct N-ply beginnings (at most log2(games) bits when every game differs).</p>\n";
-    std::string entropy_csv = "label,plies,entropy_bits,distinct,games\n";
-    std::vector<std::string> header = {"games"};
-    for (int n = 1; n <= o.depth; ++n) header.push_back(fmt::format("{} plies", n));
-    header[0] = "group (games)";
-    rows.clear();
-    json entropy = json::array();
+    // Per group: a row of the HTML and the JSON, and a CSV line per prefix length.
+    std::vector<TableColumn> columns = {HtmlOnly("group (games)"), JsonOnly("label"),
+                                        JsonOnly("games"), JsonOnly("bits"), JsonOnly("distinct")};
+    for (int n = 1; n <= o.depth; ++n) columns.push_back(HtmlOnly(fmt::format("{} plies", n)));
+    Table entropy(std::move(columns));
+    Table entropy_lines({CsvOnly("label"), CsvOnly("plies"), CsvOnly("entropy_bits"),
+                         CsvOnly("distinct"), CsvOnly("games")});
     std::vector<PlotSeries> entropy_series;
     for (const EntropyRow& row : o.entropy) {
-      std::vector<std::string> cells = {EscapeXml(row.label) + fmt::format(" ({})", row.games)};
+      std::vector<Cell> cells = {Cell::Html(EscapeXml(row.label) + fmt::format(" ({})", row.games)),
+                                 Cell::Text(row.label), Cell::Integer(row.games),
+                                 Cell::Json(row.bits), Cell::Json(row.distinct)};
       PlotSeries series{row.label, {}, {}, {}, {}};
       for (size_t n = 0; n < row.bits.size(); ++n) {
-        cells.push_back(fmt::format("{} ({})", Num(row.bits[n], 2), row.distinct[n]));
-        entropy_csv += fmt::format("{},{},{},{},{}\n", Csv(row.label), n + 1, Num(row.bits[n], 4),
-                                   row.distinct[n], row.games);
+        cells.push_back(
+            Cell::Html(fmt::format("{} ({})", FixedDigits(row.bits[n], 2), row.distinct[n])));
+        entropy_lines.AddRow({Cell::Text(row.label), Cell::Integer(int64_t(n + 1)),
+                              Cell::Real(row.bits[n]), Cell::Integer(row.distinct[n]),
+                              Cell::Integer(row.games)});
         series.x.push_back(double(n + 1));
         series.y.push_back(row.bits[n]);
       }
-      rows.push_back(cells);
+      cells.resize(size_t(5 + o.depth), Cell::Html(""));
+      entropy.AddRow(std::move(cells));
       entropy_series.push_back(series);
-      entropy.push_back({{"label", row.label},
-                         {"games", row.games},
-                         {"bits", row.bits},
-                         {"distinct", row.distinct}});
     }
-    html += Table(header, rows);
+    html += entropy.Html();
     PlotOptions options;
     options.title = "Entropy of the first N plies";
     options.x_label = "plies N";
@@ -442,16 +395,17 @@ class Writer {
     options.y_min = 0;
     options.width = 420;
     html += Figure("opening-entropy", LinePlot(entropy_series, options));
-    Save("opening_entropy.csv", entropy_csv);
-    json_["openings"] = {{"depth", o.depth},
-                         {"games", o.games},
-                         {"root_value", JsonNumber(o.root_value)},
-                         {"root_search_value", r_.root_search_value},
-                         {"root_simulations", r_.root_simulations},
-                         {"first_moves", first},
-                         {"tree", tree},
-                         {"lines", lines},
-                         {"entropy", entropy}};
+    Save("opening_entropy.csv", entropy_lines.Csv());
+    json_["openings"] = {
+        {"depth", o.depth},
+        {"games", o.games},
+        {"root_value", std::isfinite(o.root_value) ? json(o.root_value) : json(nullptr)},
+        {"root_search_value", r_.root_search_value},
+        {"root_simulations", r_.root_simulations},
+        {"first_moves", first.Json()},
+        {"tree", tree.Json()},
+        {"lines", lines.Json()},
+        {"entropy", entropy.Json()}};
     return html + "</section>\n";
   }
 
@@ -467,9 +421,23 @@ class Writer {
     std::vector<std::string> categories;
     for (int b = 0; b < bins; ++b) categories.push_back(std::to_string(b * bin));
     std::vector<PlotSeries> histogram;
-    json shape = json::array();
-    std::string captures_csv = "label,kind,captured_per_game,promoted_per_game\n";
-    std::vector<std::vector<std::string>> rows;
+    // Per group: a row of the HTML and the JSON; its captures per kind are a CSV line each and
+    // the row's "kinds" in the JSON.
+    std::vector<TableColumn> columns = {{kHtml | kJson, "group", "label"},
+                                        {kHtml | kJson, "games", "games"},
+                                        HtmlOnly("median plies"),
+                                        HtmlOnly("range"),
+                                        JsonOnly("lengths"),
+                                        JsonOnly("kinds")};
+    for (const std::string& kind : r_.kind_names) {
+      columns.push_back(HtmlOnly(kind + " captured / promoted per game"));
+    }
+    Table groups(std::move(columns));
+    const auto captures_table = [] {
+      return Table({CsvOnly("label"), DataOnly("kind"), DataOnly("captured_per_game"),
+                    DataOnly("promoted_per_game")});
+    };
+    std::string captures_csv = captures_table().CsvHeader();
     std::vector<PlotSeries> captured_series;
     for (const ShapeRow& row : r_.shape) {
       PlotSeries series{row.label, {}, std::vector<double>(size_t(bins), 0.0), {}, {}};
@@ -477,31 +445,30 @@ class Writer {
       std::sort(sorted.begin(), sorted.end());
       for (int plies : row.lengths) series.y[size_t(plies / bin)] += 1.0 / double(row.games);
       histogram.push_back(series);
-      std::vector<std::string> cells = {
-          EscapeXml(row.label), std::to_string(row.games),
-          sorted.empty() ? "" : std::to_string(sorted[sorted.size() / 2]),
-          sorted.empty() ? "" : fmt::format("{}-{}", sorted.front(), sorted.back())};
-      json kinds = json::array();
+      Table captures = captures_table();
+      std::vector<Cell> kind_cells;
       PlotSeries captured{row.label, {}, {}, {}, {}};
       for (size_t k = 0; k < r_.kind_names.size(); ++k) {
-        cells.push_back(Num(row.captured[k], 2) + " / " + Num(row.promoted[k], 2));
-        captures_csv += fmt::format("{},{},{},{}\n", Csv(row.label), r_.kind_names[k],
-                                    Num(row.captured[k], 4), Num(row.promoted[k], 4));
-        kinds.push_back({{"kind", r_.kind_names[k]},
-                         {"captured_per_game", row.captured[k]},
-                         {"promoted_per_game", row.promoted[k]}});
+        kind_cells.push_back(
+            Cell::Html(FixedDigits(row.captured[k], 2) + " / " + FixedDigits(row.promoted[k], 2)));
+        captures.AddRow({Cell::Text(row.label), Cell::Text(r_.kind_names[k]),
+                         Cell::Real(row.captured[k]), Cell::Real(row.promoted[k])});
         captured.y.push_back(row.captured[k]);
       }
       captured_series.push_back(captured);
-      rows.push_back(cells);
-      shape.push_back(
-          {{"label", row.label}, {"games", row.games}, {"lengths", row.lengths}, {"kinds", kinds}});
+      captures_csv += captures.CsvRows();
+      std::vector<Cell> cells = {
+          Cell::Text(row.label),
+          Cell::Integer(row.games),
+          sorted.empty() ? Cell::Empty() : Cell::Integer(sorted[sorted.size() / 2]),
+          sorted.empty() ? Cell::Empty()
+                         : Cell::Html(fmt::format("{}-{}", sorted.front(), sorted.back())),
+          Cell::Json(row.lengths),
+          Cell::Json(captures.Json())};
+      cells.insert(cells.end(), kind_cells.begin(), kind_cells.end());
+      groups.AddRow(std::move(cells));
     }
-    std::vector<std::string> header = {"group", "games", "median plies", "range"};
-    for (const std::string& kind : r_.kind_names) {
-      header.push_back(EscapeXml(kind) + " captured / promoted per game");
-    }
-    html += Table(header, rows);
+    html += groups.Html();
     html += "<div class=\"figures\">\n";
     PlotOptions options;
     options.title = fmt::format("Game length ({}-ply bins)", bin);
@@ -519,16 +486,17 @@ class Writer {
     std::vector<PlotSeries> material = {{"White", {}, {}, {}, {}}, {"Black", {}, {}, {}, {}}};
     std::vector<PlotSeries> counts;
     for (const std::string& kind : r_.kind_names) counts.push_back({kind, {}, {}, {}, {}});
-    std::string material_csv = "ply,games_running,white_material,black_material";
-    for (const std::string& kind : r_.kind_names) material_csv += "," + kind;
-    material_csv += "\n";
+    std::vector<TableColumn> material_columns = {CsvOnly("ply"), CsvOnly("games_running"),
+                                                 CsvOnly("white_material", 1),
+                                                 CsvOnly("black_material", 1)};
+    for (const std::string& kind : r_.kind_names) material_columns.push_back(CsvOnly(kind, 3));
+    Table material_table(std::move(material_columns));
     for (size_t ply = 0; ply < m.games_running.size(); ++ply) {
-      material_csv += fmt::format("{},{},{},{}", ply, m.games_running[ply], Num(m.white[ply], 1),
-                                  Num(m.black[ply], 1));
-      for (size_t k = 0; k < r_.kind_names.size(); ++k) {
-        material_csv += "," + Num(m.pieces[ply][k], 3);
-      }
-      material_csv += "\n";
+      std::vector<Cell> cells = {Cell::Integer(int64_t(ply)), Cell::Integer(m.games_running[ply]),
+                                 Cell::Real(m.white[ply]), Cell::Real(m.black[ply])};
+      for (size_t k = 0; k < r_.kind_names.size(); ++k)
+        cells.push_back(Cell::Real(m.pieces[ply][k]));
+      material_table.AddRow(std::move(cells));
       if (m.games_running[ply] < 5 && ply > 0) continue;  // too few games to average
       material[0].x.push_back(double(ply)), material[0].y.push_back(m.white[ply]);
       material[1].x.push_back(double(ply)), material[1].y.push_back(m.black[ply]);
@@ -552,14 +520,15 @@ class Writer {
         "running at each ply (plies with fewer than 5 such games are left out of the "
         "plots).</p>\n</section>\n";
     Save("captures.csv", captures_csv);
-    Save("material.csv", material_csv);
-    json_["shape"] = shape;
+    Save("material.csv", material_table.Csv());
+    json_["shape"] = groups.Json();
     return html;
   }
 
   std::string Examples() {
     std::string html = "<section id=\"examples\"><h2>Example games</h2>\n";
-    json examples = json::array();
+    Table examples({JsonOnly("title"), JsonOnly("label"), JsonOnly("index"), JsonOnly("result"),
+                    JsonOnly("ending"), JsonOnly("plies"), JsonOnly("values"), JsonOnly("record")});
     for (const ExampleGame& example : r_.examples) {
       const StudyGame& game = *example.game;
       html += "<h3>" + EscapeXml(example.title) + "</h3>\n<div class=\"figures\">\n";
@@ -579,49 +548,38 @@ class Writer {
       html += LinePlot({values}, options);
       for (const std::string& diagram : example.diagrams) html += diagram;
       html += "</div>\n<pre>" + EscapeXml(game.record) + "</pre>\n";
-      std::vector<json> curve;
-      for (float v : game.values) curve.push_back(JsonNumber(v));
-      examples.push_back({{"title", example.title},
-                          {"label", game.label},
-                          {"index", game.index},
-                          {"result", ResultText(game.status, r_.draughts)},
-                          {"ending", game.ending},
-                          {"plies", game.moves.size()},
-                          {"values", curve},
-                          {"record", game.record}});
+      json curve = json::array();
+      for (float v : game.values) curve.push_back(std::isfinite(v) ? json(v) : json(nullptr));
+      examples.AddRow({Cell::Text(example.title), Cell::Text(game.label), Cell::Integer(game.index),
+                       Cell::Text(ResultText(game.status, r_.draughts)), Cell::Text(game.ending),
+                       Cell::Integer(int64_t(game.moves.size())), Cell::Json(curve),
+                       Cell::Text(game.record)});
     }
     if (r_.examples.empty()) html += "<p>No games to show.</p>\n";
-    json_["examples"] = examples;
+    json_["examples"] = examples.Json();
     return html + "</section>\n";
   }
 
   std::string Records() {
-    std::string games_csv = "label,budget,index,result,ending,plies,termination\n";
-    json games = json::array();
+    Table games({DataOnly("label"), DataOnly("budget"), DataOnly("index"), DataOnly("result"),
+                 DataOnly("ending"), DataOnly("plies"), DataOnly("termination")});
     const std::string extension = r_.draughts ? ".pdn" : ".pgn";
     std::vector<std::string> record_files;
     for (const std::string& label : Labels(r_.games)) {
       std::string records;
       for (const StudyGame* game : GamesLabelled(r_.games, label)) {
         records += game->record;
-        const std::string result = ResultText(game->status, r_.draughts);
-        games_csv +=
-            fmt::format("{},{},{},{},{},{},{}\n", Csv(game->label), game->budget, game->index,
-                        result, game->ending, game->moves.size(), Csv(game->termination));
-        games.push_back({{"label", game->label},
-                         {"budget", game->budget},
-                         {"index", game->index},
-                         {"result", result},
-                         {"ending", game->ending},
-                         {"plies", game->moves.size()},
-                         {"termination", game->termination}});
+        games.AddRow({Cell::Text(game->label), Cell::Integer(game->budget),
+                      Cell::Integer(game->index), Cell::Text(ResultText(game->status, r_.draughts)),
+                      Cell::Text(game->ending), Cell::Integer(int64_t(game->moves.size())),
+                      Cell::Text(game->termination)});
       }
       const std::string name = "games-" + Slug(label) + extension;
       Save(name, records);
       record_files.push_back(name);
     }
-    Save("games.csv", games_csv);
-    json_["games"] = games;
+    Save("games.csv", games.Csv());
+    json_["games"] = games.Json();
     json_["record_files"] = record_files;
     std::string html = "<section id=\"files\"><h2>Files</h2>\n<p>Next to this page: ";
     for (size_t i = 0; i < files_.size(); ++i) {

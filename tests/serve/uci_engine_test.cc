@@ -128,7 +128,9 @@ UciOptions Variant(const std::string& variant) {
 
 TEST(UciEngineTest, AnUnknownVariantFailsAtStart) {
   std::ostringstream out;
-  EXPECT_NE(testing::ErrorOf([&] { UciEngine engine(Variant("chess"), out); }), "");
+  EXPECT_EQ(testing::ErrorOf([&] { UciEngine engine(Variant("x"), out); }),
+            "unknown variant 'x' (known: chaco-rex, chad, cuarenta, portuguese-draughts)");
+  EXPECT_EQ(out.str(), "");  // nothing of the protocol was written
 }
 
 // Plays up to 40 plies of G: the engine's moves (16 simulations) and, every third ply, a
@@ -185,20 +187,71 @@ TEST(UciEngineTest, FinishedGameAnswersBestmoveNone) {
   EXPECT_EQ(uci.BestMove(), "(none)");
 }
 
-TEST(UciEngineTest, ClockLimitsGiveABestmove) {
+// The `time` (ms since `go`) of the last `info depth` line among `lines`; -1 when there is none.
+int64_t ReportedTime(const std::vector<std::string>& lines) {
+  int64_t time = -1;
+  for (const std::string& line : lines) {
+    if (!StartsWith(line, "info depth")) continue;
+    const std::vector<std::string> words = Words(line);
+    for (size_t i = 0; i + 1 < words.size(); ++i) {
+      if (words[i] == "time") time = std::stoll(words[i + 1]);
+    }
+  }
+  return time;
+}
+
+// The move time follows the clock of the side to move by the rule of docs/uci.md ("Time
+// management"; Move Overhead O = 50 ms), checked on the engine's own reported `time`. The soft
+// target and hard limit of each case are worked out by hand below (White moves first). The search
+// stops at the soft target unless its best move is unstable, never starts a round that would end
+// after the hard limit, and a rollout round takes well under a millisecond. So the reported time
+// lies between half the soft target (below it only if one round stalled for more than hard -
+// soft / 2 ms) and the hard limit plus kSlackMs for scheduling; the bounds still separate every
+// case from what a misread clock (the other side's, no increment, no movestogo) would give.
+TEST(UciEngineTest, ClockLimitsGiveTheDocumentedMoveTime) {
+  constexpr int64_t kSlackMs = 250;
+  struct Case {
+    const char* go;
+    int64_t soft_ms, hard_ms;
+  };
+  const Case cases[] = {
+      // R = 1000, I = 2000, moves = 30: safe 950, pool = 1000 + 2000 * 29 - 50 * 31 = 57450;
+      // soft = min(57450 / 30, 475) = 475, hard = min(950, 57450, max(475, min(1425, 712))) =
+      // 712. Black's clock (60000, no increment) would give soft 1948; no increment an empty
+      // pool and soft = hard = 950 / 60 = 15.
+      {"go wtime 1000 btime 60000 winc 2000 binc 0", 475, 712},
+      // R = 600, moves = 2: safe 550, pool = 600 - 50 * 3 = 450; soft = min(225, 275) = 225,
+      // hard = min(550, 450, max(225, min(675, 412))) = 412. Without movestogo the pool would be
+      // empty (600 - 50 * 31 < 0): soft = hard = 550 / 60 = 9.
+      {"go wtime 600 btime 600 movestogo 2", 225, 412},
+      // movetime 150: soft = hard = 150 - 50 = 100.
+      {"go movetime 150", 100, 100},
+      // R = 10 < O: safe 0, empty pool, no time to search.
+      {"go wtime 10 btime 10", 0, 0},
+      // White's clock is empty; Black's (3000 + 1000) would give soft 1015.
+      {"go btime 3000 wtime 0 binc 1000", 0, 0},
+  };
   Uci uci(Variant("cuarenta"));
   GameState<cuarenta::CuarentaGame> game;
   uci.Send("position startpos");
-  for (const char* go : {"go wtime 2000 btime 2000 winc 50 binc 50", "go movetime 100",
-                         "go wtime 600 btime 600 movestogo 2", "go wtime 10 btime 10",
-                         "go btime 3000 wtime 0 binc 1000"}) {
-    SCOPED_TRACE(go);
-    uci.Send(go);
-    ExpectLegalProtocolMove(game, uci.BestMove());
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.go);
+    uci.Send(c.go);
+    const std::vector<std::string> lines = uci.ReadUntil("bestmove");
+    ASSERT_FALSE(lines.empty());
+    ExpectLegalProtocolMove(game, testing::BestMoveOf(lines));
+    const int64_t time = std::max<int64_t>(0, ReportedTime(lines));
+    EXPECT_LE(time, c.hard_ms + kSlackMs);
+    EXPECT_GE(time, c.soft_ms / 2);
   }
+  // Gumbel under a clock (a series of growing searches): R = 1000, I = 20, moves = 30: pool =
+  // 1000 + 580 - 1550 = 30; soft = 1, hard = min(950, 30, max(1, min(3, 712))) = 3.
   uci.Send("setoption name Gumbel value true");
   uci.Send("go wtime 1000 btime 1000 winc 20 binc 20");
-  ExpectLegalProtocolMove(game, uci.BestMove());
+  const std::vector<std::string> lines = uci.ReadUntil("bestmove");
+  ASSERT_FALSE(lines.empty());
+  ExpectLegalProtocolMove(game, testing::BestMoveOf(lines));
+  EXPECT_LE(ReportedTime(lines), 3 + kSlackMs);
   uci.Send("go nodes 40");
   ExpectLegalProtocolMove(game, uci.BestMove());
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -29,14 +30,21 @@ TEST(TaskTeam, RunsEveryMemberOncePerRoundAndTheCallerIsMemberZero) {
 }
 
 TEST(TaskTeam, MembersRunAtTheSameTime) {
-  // Each member waits until all have started: this returns only if they run concurrently.
+  // Each member waits until all have started, for at most a generous deadline: a team that runs
+  // its members one after another makes the first of them give up (and the test fail) instead of
+  // hanging to the CTest timeout.
   TaskTeam team(3);
   std::atomic<int> started{0};
-  team.Run([&](int) {
+  std::vector<int> saw_all(3, 0);  // each member writes only its own entry
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  team.Run([&](int member) {
     started.fetch_add(1);
-    while (started.load() < 3) std::this_thread::yield();
+    while (started.load() < 3 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+    saw_all[size_t(member)] = started.load() == 3;
   });
-  EXPECT_EQ(started.load(), 3);
+  EXPECT_EQ(saw_all, std::vector<int>({1, 1, 1})) << "members did not run at the same time";
 }
 
 TEST(TaskTeam, OnStartRunsInEveryHelperThreadBeforeItsFirstTask) {

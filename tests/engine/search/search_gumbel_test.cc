@@ -256,13 +256,37 @@ TEST(SearchGumbelTest, QuietSearchHasNoGumbelNoise) {
   EXPECT_GT(noisy_moves.size(), 1u);
 }
 
-TEST(SearchGumbelTest, BatchedGumbelStillValid) {
-  SearchParams params = GumbelParams(8);
-  params.leaves_per_round = 4;
-  HashEvaluator<TicTacToeGame> evaluator;
-  const SearchResult result = RunSearch(TicTacToeGame::InitialPosition(), evaluator, 16, params);
-  EXPECT_EQ(result.simulations, 16);
-  ExpectValidTarget<TicTacToeGame>(result, 9);
+// With the uniform evaluator every value is a draw, so no backup changes a selection: the root's
+// sequential halving and the interior choices depend only on the seed's Gumbel sample and the
+// visit counts. A search handing out several leaves per round must then spend its simulations
+// exactly as the one-leaf search (the same visits per root move, the same move and policy
+// target): a leaf that collides in a round gives its sequential-halving step back.
+TEST(SearchGumbelTest, BatchedGumbelEqualsTheUnbatchedSearch) {
+  UniformEvaluator<TicTacToeGame> evaluator;
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    for (int simulations : {16, 50}) {
+      const SearchResult unbatched =
+          RunSearch(TicTacToeGame::InitialPosition(), evaluator, simulations, GumbelParams(seed));
+      ExpectValidTarget<TicTacToeGame>(unbatched, 9);
+      for (int leaves : {2, 4, 8}) {
+        SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(simulations) +
+                     " simulations, " + std::to_string(leaves) + " leaves per round");
+        SearchParams params = GumbelParams(seed);
+        params.leaves_per_round = leaves;
+        const SearchResult batched =
+            RunSearch(TicTacToeGame::InitialPosition(), evaluator, simulations, params);
+        EXPECT_EQ(batched.simulations, unbatched.simulations);
+        EXPECT_EQ(batched.best_move, unbatched.best_move);
+        ASSERT_EQ(batched.moves.size(), unbatched.moves.size());
+        for (size_t i = 0; i < batched.moves.size(); ++i) {
+          EXPECT_EQ(batched.moves[i].move, unbatched.moves[i].move);
+          EXPECT_EQ(batched.moves[i].visits, unbatched.moves[i].visits) << "move " << i;
+          EXPECT_NEAR(batched.moves[i].policy_target, unbatched.moves[i].policy_target, 1e-6)
+              << "move " << i;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
