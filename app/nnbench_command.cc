@@ -25,7 +25,7 @@ struct NnBenchOptions {
   double seconds = 1.0;
   int threads = 0;
   std::string layout = "auto";
-  bool cuda_graphs = true;
+  bool cuda_graphs = false;
 };
 
 void RunNnBenchCommand(const NnBenchOptions& options) {
@@ -81,7 +81,7 @@ void AddNnBenchCommand(CLI::App& app) {
                    "channels-last")
       ->check(CLI::IsMember({"auto", "nchw", "channels-last"}));
   command->add_option("--cuda-graphs", options->cuda_graphs,
-                      "Replay CUDA graphs per padded batch size (on a CUDA device; default on)");
+                      "Replay CUDA graphs per padded batch size (on a CUDA device; default off)");
   command->callback([options] { RunNnBenchCommand(*options); });
 }
 

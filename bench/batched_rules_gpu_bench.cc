@@ -7,10 +7,9 @@
 //                                       of cuda/batched_rules.h (one host thread, batches up to
 //                                       16384: its rate does not depend on the batch)
 //   Evaluator/<game>/<path>/<batch>     network evaluations/s of a fresh "small" net on cuda:0:
-//                                       cuda = the GPU evaluator (nets/cuda_evaluator.h) with the
-//                                       host's moves (its default), cuda-device-moves = the same
-//                                       generating the moves again on the device, torch = the
-//                                       LibTorch evaluator (host encoding and priors)
+//                                       cuda = the GPU evaluator (nets/cuda_evaluator.h: device
+//                                       encoding and priors), torch = the LibTorch evaluator
+//                                       (host encoding and priors)
 // GPU rows report an error ("no CUDA device") where none is present; CPU rows always run.
 // items_per_second is the figure (positions or evaluations per second).
 
@@ -112,8 +111,8 @@ void RulesGpu(benchmark::State& state) {
 
 #if defined(VZ_HAVE_TORCH)
 // The evaluators compared: the LibTorch one on the GPU (planes built on the host), and the GPU
-// evaluator with each move source (nets/cuda_evaluator.h).
-enum class Path { kTorch, kHostMoves, kDeviceMoves };
+// evaluator (nets/cuda_evaluator.h).
+enum class Path { kTorch, kCuda };
 
 template <class G>
 void Evaluate(benchmark::State& state, Path path) {
@@ -138,9 +137,8 @@ void Evaluate(benchmark::State& state, Path path) {
       setup.evaluator =
           std::make_unique<nets::TorchEvaluator<G>>(net, "fresh small", "cuda:0", "auto", batch);
     } else {
-      setup.evaluator = std::make_unique<nets::CudaEvaluator<G>>(
-          net, "fresh small", "cuda:0", "auto", batch,
-          path == Path::kHostMoves ? nets::GpuMoveSource::kHost : nets::GpuMoveSource::kDevice);
+      setup.evaluator =
+          std::make_unique<nets::CudaEvaluator<G>>(net, "fresh small", "cuda:0", "auto", batch);
     }
     std::vector<typename G::Position> positions;
     std::vector<int32_t> repetitions;
@@ -179,8 +177,7 @@ void Register() {
 #if defined(VZ_HAVE_TORCH)
   for (int batch : {64, 256, 1024, 4096}) {
     for (const auto& [name, path] :
-         {std::pair{"cuda", Path::kHostMoves}, std::pair{"cuda-device-moves", Path::kDeviceMoves},
-          std::pair{"torch", Path::kTorch}}) {
+         {std::pair{"cuda", Path::kCuda}, std::pair{"torch", Path::kTorch}}) {
       benchmark::RegisterBenchmark(("Evaluator/" + game + "/" + name).c_str(),
                                    [path](benchmark::State& state) { Evaluate<G>(state, path); })
           ->Arg(batch)

@@ -1,4 +1,4 @@
-// The game-independent CUDA launchers of cuda/batched_kernels.h (prior gather, move digests). The
+// The game-independent CUDA launchers of cuda/batched_kernels.h (the compact prior gather). The
 // per-game kernels are instantiated in cuda/batched_kernels_<game>.cu, one game per translation
 // unit; the static_assert below keeps that list equal to vz::AllGames.
 
@@ -6,18 +6,6 @@
 
 namespace vz::cuda {
 namespace {
-
-__global__ void GatherPriorsKernel(const float* policy_logits, int num_actions,
-                                   const int32_t* policy_indices, int max_moves,
-                                   const int32_t* counts, int batch, bool actions_may_collide,
-                                   const int32_t* prior_offsets, float* priors,
-                                   const float* wdl_logits, float* wdl) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < batch) {
-    GatherPriorsAt(policy_logits, num_actions, policy_indices, max_moves, counts,
-                   actions_may_collide, prior_offsets, priors, wdl_logits, wdl, i);
-  }
-}
 
 __global__ void GatherCompactPriorsKernel(const float* policy_logits, int num_actions,
                                           const int32_t* policy_indices, const int32_t* offsets,
@@ -30,25 +18,7 @@ __global__ void GatherCompactPriorsKernel(const float* policy_logits, int num_ac
   }
 }
 
-__global__ void MoveDigestsKernel(const Move* moves, int max_moves, const int32_t* counts,
-                                  int batch, uint64_t* digests) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < batch) MoveDigestAt(moves, max_moves, counts, digests, i);
-}
-
 }  // namespace
-
-void LaunchGatherPriors(const float* policy_logits, int num_actions, const int32_t* policy_indices,
-                        int max_moves, const int32_t* counts, int batch, bool actions_may_collide,
-                        const int32_t* prior_offsets, float* priors, const float* wdl_logits,
-                        float* wdl, Stream stream) {
-  const int blocks = BlocksFor(batch, "LaunchGatherPriors");
-  if (blocks == 0) return;
-  GatherPriorsKernel<<<blocks, kThreads, 0, AsStream(stream)>>>(
-      policy_logits, num_actions, policy_indices, max_moves, counts, batch, actions_may_collide,
-      prior_offsets, priors, wdl_logits, wdl);
-  VZ_CUDA_CHECK(cudaGetLastError());
-}
 
 void LaunchGatherCompactPriors(const float* policy_logits, int num_actions,
                                const int32_t* policy_indices, const int32_t* offsets, int batch,
@@ -59,15 +29,6 @@ void LaunchGatherCompactPriors(const float* policy_logits, int num_actions,
   GatherCompactPriorsKernel<<<blocks, kThreads, 0, AsStream(stream)>>>(
       policy_logits, num_actions, policy_indices, offsets, batch, actions_may_collide, priors,
       wdl_logits, wdl);
-  VZ_CUDA_CHECK(cudaGetLastError());
-}
-
-void LaunchMoveDigests(const Move* moves, int max_moves, const int32_t* counts, int batch,
-                       uint64_t* digests, Stream stream) {
-  const int blocks = BlocksFor(batch, "LaunchMoveDigests");
-  if (blocks == 0) return;
-  MoveDigestsKernel<<<blocks, kThreads, 0, AsStream(stream)>>>(moves, max_moves, counts, batch,
-                                                               digests);
   VZ_CUDA_CHECK(cudaGetLastError());
 }
 

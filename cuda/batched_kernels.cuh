@@ -41,27 +41,6 @@ __global__ void LegalMovesKernel(const typename G::Position* positions, int batc
 }
 
 template <class G>
-__global__ void ApplyMovesKernel(typename G::Position* positions, int batch, const Move* moves,
-                                 const int32_t* counts, const int32_t* choices) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < batch) ApplyMoveAt<G>(positions, i, moves, counts, choices);
-}
-
-template <class G>
-__global__ void OutcomesKernel(const typename G::Position* positions, int batch,
-                               const int32_t* counts, Outcome* outcomes) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < batch) OutcomeAt<G>(positions, i, counts, outcomes);
-}
-
-template <class G>
-__global__ void HashesKernel(const typename G::Position* positions, int batch, uint64_t* hashes,
-                             uint64_t* computed_hashes) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < batch) HashAt<G>(positions, i, hashes, computed_hashes);
-}
-
-template <class G>
 __global__ void EncodeFloatKernel(const typename G::Position* positions, int batch,
                                   const int32_t* repetition_counts, float* planes) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -85,39 +64,8 @@ void LaunchLegalMoves(const typename G::Position* positions, int batch, Move* mo
   const int blocks = BlocksFor(batch, "LaunchLegalMoves");
   if (blocks == 0) return;
   EnsureStackSize(kRuleKernelStackBytes);  // the draughts capture search recurses
-  LegalMovesKernel<G><<<blocks, kThreads, 0, AsStream(stream)>>>(positions, batch, moves, counts,
-                                                                 policy_indices);
-  VZ_CUDA_CHECK(cudaGetLastError());
-}
-
-template <class G>
-void LaunchApplyMoves(typename G::Position* positions, int batch, const Move* moves,
-                      const int32_t* counts, const int32_t* choices, Stream stream) {
-  const int blocks = BlocksFor(batch, "LaunchApplyMoves");
-  if (blocks == 0) return;
-  ApplyMovesKernel<G><<<blocks, kThreads, 0, AsStream(stream)>>>(positions, batch, moves, counts,
-                                                                 choices);
-  VZ_CUDA_CHECK(cudaGetLastError());
-}
-
-template <class G>
-void LaunchOutcomes(const typename G::Position* positions, int batch, const int32_t* counts,
-                    Outcome* outcomes, Stream stream) {
-  const int blocks = BlocksFor(batch, "LaunchOutcomes");
-  if (blocks == 0) return;
-  EnsureStackSize(kRuleKernelStackBytes);  // the draughts capture search recurses
-  OutcomesKernel<G><<<blocks, kThreads, 0, AsStream(stream)>>>(positions, batch, counts,
-                                                               outcomes);
-  VZ_CUDA_CHECK(cudaGetLastError());
-}
-
-template <class G>
-void LaunchHashes(const typename G::Position* positions, int batch, uint64_t* hashes,
-                  uint64_t* computed_hashes, Stream stream) {
-  const int blocks = BlocksFor(batch, "LaunchHashes");
-  if (blocks == 0) return;
-  HashesKernel<G><<<blocks, kThreads, 0, AsStream(stream)>>>(positions, batch, hashes,
-                                                             computed_hashes);
+  LegalMovesKernel<G>
+      <<<blocks, kThreads, 0, AsStream(stream)>>>(positions, batch, moves, counts, policy_indices);
   VZ_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -126,8 +74,8 @@ void LaunchEncodeFloat(const typename G::Position* positions, int batch,
                        const int32_t* repetition_counts, float* planes, Stream stream) {
   const int blocks = BlocksFor(batch, "LaunchEncodeFloat");
   if (blocks == 0) return;
-  EncodeFloatKernel<G><<<blocks, kThreads, 0, AsStream(stream)>>>(positions, batch,
-                                                                  repetition_counts, planes);
+  EncodeFloatKernel<G>
+      <<<blocks, kThreads, 0, AsStream(stream)>>>(positions, batch, repetition_counts, planes);
   VZ_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -136,21 +84,16 @@ void LaunchEncodeBf16(const typename G::Position* positions, int batch,
                       const int32_t* repetition_counts, uint16_t* planes, Stream stream) {
   const int blocks = BlocksFor(batch, "LaunchEncodeBf16");
   if (blocks == 0) return;
-  EncodeBf16Kernel<G><<<blocks, kThreads, 0, AsStream(stream)>>>(positions, batch,
-                                                                 repetition_counts, planes);
+  EncodeBf16Kernel<G>
+      <<<blocks, kThreads, 0, AsStream(stream)>>>(positions, batch, repetition_counts, planes);
   VZ_CUDA_CHECK(cudaGetLastError());
 }
 
 // Explicit instantiations of every templated launcher for game G (one use per game, in its own
 // cuda/batched_kernels_<game>.cu).
-#define VZ_INSTANTIATE_BATCHED_KERNELS(G)                                                      \
-  template void LaunchLegalMoves<G>(const G::Position*, int, Move*, int32_t*, int32_t*,        \
-                                    Stream);                                                   \
-  template void LaunchApplyMoves<G>(G::Position*, int, const Move*, const int32_t*,            \
-                                    const int32_t*, Stream);                                   \
-  template void LaunchOutcomes<G>(const G::Position*, int, const int32_t*, Outcome*, Stream);  \
-  template void LaunchHashes<G>(const G::Position*, int, uint64_t*, uint64_t*, Stream);        \
-  template void LaunchEncodeFloat<G>(const G::Position*, int, const int32_t*, float*, Stream); \
+#define VZ_INSTANTIATE_BATCHED_KERNELS(G)                                                        \
+  template void LaunchLegalMoves<G>(const G::Position*, int, Move*, int32_t*, int32_t*, Stream); \
+  template void LaunchEncodeFloat<G>(const G::Position*, int, const int32_t*, float*, Stream);   \
   template void LaunchEncodeBf16<G>(const G::Position*, int, const int32_t*, uint16_t*, Stream);
 
 }  // namespace vz::cuda

@@ -30,22 +30,6 @@ template <class G>
 void LaunchLegalMoves(const typename G::Position* positions, int batch, Move* moves,
                       int32_t* counts, int32_t* policy_indices, Stream stream);
 
-// Plays moves[i][choices[i]] on positions[i] in place (moves/counts from LaunchLegalMoves);
-// a choice outside [0, counts[i]) leaves position i unchanged.
-template <class G>
-void LaunchApplyMoves(typename G::Position* positions, int batch, const Move* moves,
-                      const int32_t* counts, const int32_t* choices, Stream stream);
-
-// outcomes [batch] = G::LocalOutcome(positions[i], counts[i]); counts nullptr: counted here.
-template <class G>
-void LaunchOutcomes(const typename G::Position* positions, int batch, const int32_t* counts,
-                    Outcome* outcomes, Stream stream);
-
-// hashes [batch] = G::Hash, computed_hashes [batch] = G::ComputeHash (either may be nullptr).
-template <class G>
-void LaunchHashes(const typename G::Position* positions, int batch, uint64_t* hashes,
-                  uint64_t* computed_hashes, Stream stream);
-
 // planes [batch][kPlanes][kHeight][kWidth] float32 = InputEncoding<G>::Encode;
 // repetition_counts [batch] (nullptr: 1).
 template <class G>
@@ -57,27 +41,15 @@ template <class G>
 void LaunchEncodeBf16(const typename G::Position* positions, int batch,
                       const int32_t* repetition_counts, uint16_t* planes, Stream stream);
 
-// Priors of the legal moves from policy_logits [batch][num_actions] at policy_indices
-// [batch][max_moves] (counts [batch] moves each), into priors ([batch][max_moves], or compact at
-// prior_offsets [batch + 1] when that is not nullptr), and wdl [batch][3] = softmax(wdl_logits
-// [batch][3]). Semantics: cuda::GatherPriorsAt (distinct-index masked softmax, shared indices
-// split equally). priors or wdl may be nullptr to skip that part.
-void LaunchGatherPriors(const float* policy_logits, int num_actions, const int32_t* policy_indices,
-                        int max_moves, const int32_t* counts, int batch, bool actions_may_collide,
-                        const int32_t* prior_offsets, float* priors, const float* wdl_logits,
-                        float* wdl, Stream stream);
-
-// As LaunchGatherPriors with the policy indices compact, as the host lists them (the GPU
-// evaluator's host move source): policy_indices [offsets[batch]], entry i's at [offsets[i],
-// offsets[i + 1]); priors [offsets[batch]] at the same places; offsets [batch + 1] on the device.
-// Semantics: cuda::GatherCompactPriorsAt.
+// Priors of the legal moves from policy_logits [batch][num_actions] at the policy indices the
+// host lists (the GPU evaluator's): policy_indices [offsets[batch]], entry i's at [offsets[i],
+// offsets[i + 1]); priors [offsets[batch]] at the same places; offsets [batch + 1] on the device;
+// and wdl [batch][3] = softmax(wdl_logits [batch][3]). Semantics: cuda::GatherCompactPriorsAt
+// (distinct-index masked softmax, shared indices split equally). priors or wdl may be nullptr to
+// skip that part.
 void LaunchGatherCompactPriors(const float* policy_logits, int num_actions,
                                const int32_t* policy_indices, const int32_t* offsets, int batch,
                                bool actions_may_collide, float* priors, const float* wdl_logits,
                                float* wdl, Stream stream);
-
-// digests [batch] = MoveListDigest of moves [batch][max_moves] (counts [batch] each).
-void LaunchMoveDigests(const Move* moves, int max_moves, const int32_t* counts, int batch,
-                       uint64_t* digests, Stream stream);
 
 }  // namespace vz::cuda

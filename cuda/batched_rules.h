@@ -1,12 +1,14 @@
 #pragma once
 
 // The batched rules interface over a batch of positions of one game G: legal moves with their
-// policy indices, one move applied per position, position-local outcomes, hashes, network input
-// planes (float or bf16) and the prior gather of the network's policy. Two implementations share
-// this file's per-position cores (VZ_HD, the games' own rule code from engine/):
+// policy indices, network input planes (float or bf16) and the prior gather of the network's
+// policy at the host's policy indices. Two implementations share this file's per-position cores
+// (VZ_HD, the games' own rule code from engine/):
 //   - the CPU twin below (Cpu* functions: plain C++, loops over the batch, no CUDA needed);
 //   - the CUDA kernels of cuda/batched_kernels.h (Launch* functions: one thread per position
 //     running the very same cores), so GPU and CPU results are equal by construction.
+// Users: the GPU evaluator (nets/cuda_evaluator.h: encoding and the compact gather) and the
+// trainer's compact-batch expansion (nets/sample_codec.h: encoding and legal policy indices).
 // Source: ../shared/design/ARCHITECTURE.md ("Networks and the GPU path"); the prior semantics are
 // those of nets/torch_evaluator.h; bf16 rounding is round-to-nearest-even as in PyTorch's
 // c10::BFloat16.
@@ -21,22 +23,17 @@
 //   policy_indices    [batch][G::kMaxMoves]          int32 InputEncoding<G>::PolicyIndex of each
 //                                                    legal move, in [0, G::kNumActions); the rest
 //                                                    unwritten
-//   choices           [batch]                       int32 index into moves[i] of the move to play
-//   outcomes          [batch]                       vz::Outcome (2 bytes) = G::LocalOutcome
-//   hashes            [batch]                       uint64 G::Hash (incremental Zobrist hash)
-//   computed_hashes   [batch]                       uint64 G::ComputeHash (from scratch)
 //   repetition_counts [batch]                       int32 >= 1 (nullptr: 1 for every position)
 //   planes            [batch][kPlanes][kHeight][kWidth]  float32, or bf16 as uint16 bit patterns,
 //                                                    InputEncoding<G>::Encode of each position
 //   policy_logits     [batch][num_actions]          float32 network policy logits
-//   prior_offsets     [batch + 1]                   int32 (optional) compact prior layout: entry
-//                                                    i's priors at priors[prior_offsets[i] + k]
-//   compact indices   [prior_offsets[batch]]        int32 policy indices in that compact layout
-//                                                    (the host's, GatherCompactPriorsAt)
-//   priors            [batch][max_moves] (no offsets) or [prior_offsets[batch]] (offsets), float32
+//   offsets           [batch + 1]                   int32 compact prior layout: entry i's
+//                                                    priors at priors[offsets[i] + k]
+//   compact indices   [offsets[batch]]              int32 the host's policy indices of each
+//                                                    entry's moves, in that compact layout
+//   priors            [offsets[batch]]              float32 prior of each listed move
 //   wdl_logits        [batch][3]                    float32 network value logits (win, draw, loss)
 //   wdl               [batch][3]                    float32 softmax of wdl_logits
-//   digests           [batch]                       uint64 MoveListDigest of each move list
 
 #include <math.h>
 
@@ -71,21 +68,6 @@ VZ_HD inline float Bf16BitsToFloat(uint16_t bits) {
   return value;
 }
 
-// FNV-1a over the count and raw bits of `count` moves: equal move lists (same moves, same order)
-// have equal digests, so host and device can compare whole lists by one number.
-VZ_HD inline uint64_t MoveListDigest(const Move* moves, int count) {
-  uint64_t digest = 0xCBF29CE484222325ull;
-  auto mix = [&digest](uint64_t word) {
-    for (int byte = 0; byte < 8; ++byte) {
-      digest ^= (word >> (8 * byte)) & 0xFFu;
-      digest *= 0x100000001B3ull;
-    }
-  };
-  mix(uint64_t(uint32_t(count)));
-  for (int k = 0; k < count; ++k) mix(moves[k].raw);
-  return digest;
-}
-
 template <class G>
 VZ_HD void LegalMovesAt(const typename G::Position* positions, int i, Move* moves, int32_t* counts,
                         int32_t* policy_indices) {
@@ -103,40 +85,6 @@ VZ_HD void LegalMovesAt(const typename G::Position* positions, int i, Move* move
     for (int k = 0; k < list.size; ++k)
       indices[k] = InputEncoding<G>::PolicyIndex(p, list.moves[k]);
   }
-}
-
-// Plays moves[i][choices[i]] on positions[i]; a choice outside [0, counts[i]) leaves the position
-// unchanged (so a batch can skip entries with -1, and bad input cannot read past the list).
-template <class G>
-VZ_HD void ApplyMoveAt(typename G::Position* positions, int i, const Move* moves,
-                       const int32_t* counts, const int32_t* choices) {
-  const int choice = choices[i];
-  if (choice < 0 || choice >= counts[i] || choice >= G::kMaxMoves) return;
-  G::ApplyMove(positions[i], moves[size_t(i) * G::kMaxMoves + choice]);
-}
-
-// G::LocalOutcome of positions[i] given its number of legal moves: counts[i], or counted here
-// when `counts` is nullptr.
-template <class G>
-VZ_HD void OutcomeAt(const typename G::Position* positions, int i, const int32_t* counts,
-                     Outcome* outcomes) {
-  int count;
-  if (counts != nullptr) {
-    count = counts[i];
-  } else {
-    typename G::MoveList list;
-    list.Clear();
-    G::GenerateMoves(positions[i], list);
-    count = list.size;
-  }
-  outcomes[i] = G::LocalOutcome(positions[i], count);
-}
-
-template <class G>
-VZ_HD void HashAt(const typename G::Position* positions, int i, uint64_t* hashes,
-                  uint64_t* computed_hashes) {
-  if (hashes != nullptr) hashes[i] = G::Hash(positions[i]);
-  if (computed_hashes != nullptr) computed_hashes[i] = G::ComputeHash(positions[i]);
 }
 
 template <class G>
@@ -214,34 +162,10 @@ VZ_HD inline void WdlSoftmax(const float* wdl_logits, float* wdl) {
   wdl[2] = e2 / sum;
 }
 
-// Priors of entry i (EntryPriors) from the padded policy_indices [batch][max_moves] (counts[i]
-// of them), into priors [batch][max_moves] or, with prior_offsets, at priors[prior_offsets[i]];
-// then the WDL softmax of entry i. Either output may be nullptr.
-VZ_HD inline void GatherPriorsAt(const float* policy_logits, int num_actions,
-                                 const int32_t* policy_indices, int max_moves,
-                                 const int32_t* counts, bool actions_may_collide,
-                                 const int32_t* prior_offsets, float* priors,
-                                 const float* wdl_logits, float* wdl, int i) {
-  if (priors != nullptr) {
-    int count = counts[i];
-    if (count > max_moves) count = max_moves;
-    if (count < 0) count = 0;
-    float* out = priors + size_t(i) * max_moves;
-    if (prior_offsets != nullptr) {
-      out = priors + prior_offsets[i];
-      const int room = prior_offsets[i + 1] - prior_offsets[i];
-      if (count > room) count = room;  // never write past the entry's slots
-    }
-    EntryPriors(policy_logits + size_t(i) * num_actions, num_actions,
-                policy_indices + size_t(i) * max_moves, count, actions_may_collide, out);
-  }
-  if (wdl != nullptr) WdlSoftmax(wdl_logits + size_t(i) * 3, wdl + size_t(i) * 3);
-}
-
-// As GatherPriorsAt with the policy indices compact, as the host lists them (no move generation
-// on the device): entry i's indices at policy_indices[offsets[i], offsets[i + 1]) and its priors
-// at the same places of priors [offsets[batch]]. An entry with offsets[i + 1] < offsets[i] has
-// no priors.
+// Priors of entry i (EntryPriors) from the policy indices as the host lists them (no move
+// generation on the device): entry i's indices at policy_indices[offsets[i], offsets[i + 1]) and
+// its priors at the same places of priors [offsets[batch]]; then the WDL softmax of entry i.
+// Either output may be nullptr. An entry with offsets[i + 1] < offsets[i] has no priors.
 VZ_HD inline void GatherCompactPriorsAt(const float* policy_logits, int num_actions,
                                         const int32_t* policy_indices, const int32_t* offsets,
                                         bool actions_may_collide, float* priors,
@@ -255,14 +179,6 @@ VZ_HD inline void GatherCompactPriorsAt(const float* policy_logits, int num_acti
   if (wdl != nullptr) WdlSoftmax(wdl_logits + size_t(i) * 3, wdl + size_t(i) * 3);
 }
 
-VZ_HD inline void MoveDigestAt(const Move* moves, int max_moves, const int32_t* counts,
-                               uint64_t* digests, int i) {
-  int count = counts[i];
-  if (count > max_moves) count = max_moves;
-  if (count < 0) count = 0;
-  digests[i] = MoveListDigest(moves + size_t(i) * max_moves, count);
-}
-
 // ------------------------------------------------------------------------------------------------
 // The CPU twin: the same cores in a loop over host arrays (shapes in the file comment). No
 // throwing: `batch` <= 0 does nothing.
@@ -271,24 +187,6 @@ template <class G>
 void CpuLegalMoves(const typename G::Position* positions, int batch, Move* moves, int32_t* counts,
                    int32_t* policy_indices) {
   for (int i = 0; i < batch; ++i) LegalMovesAt<G>(positions, i, moves, counts, policy_indices);
-}
-
-template <class G>
-void CpuApplyMoves(typename G::Position* positions, int batch, const Move* moves,
-                   const int32_t* counts, const int32_t* choices) {
-  for (int i = 0; i < batch; ++i) ApplyMoveAt<G>(positions, i, moves, counts, choices);
-}
-
-template <class G>
-void CpuOutcomes(const typename G::Position* positions, int batch, const int32_t* counts,
-                 Outcome* outcomes) {
-  for (int i = 0; i < batch; ++i) OutcomeAt<G>(positions, i, counts, outcomes);
-}
-
-template <class G>
-void CpuHashes(const typename G::Position* positions, int batch, uint64_t* hashes,
-               uint64_t* computed_hashes) {
-  for (int i = 0; i < batch; ++i) HashAt<G>(positions, i, hashes, computed_hashes);
 }
 
 template <class G>
@@ -304,16 +202,6 @@ void CpuEncodeBf16(const typename G::Position* positions, int batch,
   for (int i = 0; i < batch; ++i) EncodeBf16At<G>(positions, i, repetition_counts, planes, scratch);
 }
 
-inline void CpuGatherPriors(const float* policy_logits, int num_actions,
-                            const int32_t* policy_indices, int max_moves, const int32_t* counts,
-                            int batch, bool actions_may_collide, const int32_t* prior_offsets,
-                            float* priors, const float* wdl_logits, float* wdl) {
-  for (int i = 0; i < batch; ++i) {
-    GatherPriorsAt(policy_logits, num_actions, policy_indices, max_moves, counts,
-                   actions_may_collide, prior_offsets, priors, wdl_logits, wdl, i);
-  }
-}
-
 inline void CpuGatherCompactPriors(const float* policy_logits, int num_actions,
                                    const int32_t* policy_indices, const int32_t* offsets, int batch,
                                    bool actions_may_collide, float* priors, const float* wdl_logits,
@@ -322,11 +210,6 @@ inline void CpuGatherCompactPriors(const float* policy_logits, int num_actions,
     GatherCompactPriorsAt(policy_logits, num_actions, policy_indices, offsets, actions_may_collide,
                           priors, wdl_logits, wdl, i);
   }
-}
-
-inline void CpuMoveDigests(const Move* moves, int max_moves, const int32_t* counts, int batch,
-                           uint64_t* digests) {
-  for (int i = 0; i < batch; ++i) MoveDigestAt(moves, max_moves, counts, digests, i);
 }
 
 }  // namespace vz::cuda

@@ -1,9 +1,9 @@
 #pragma once
 
 // The one factory of network evaluators for the search, the players and the training loop: the
-// GPU evaluator (nets/cuda_evaluator.h: move generation, encoding and prior gathering on the
-// device) when the device is a CUDA device and this build has the CUDA kernels, the LibTorch
-// evaluator (nets/torch_evaluator.h: encoding and priors on the host) otherwise. Both give the
+// GPU evaluator (nets/cuda_evaluator.h: encoding and prior gathering on the device) when the
+// device is a CUDA device and this build has the CUDA kernels, the LibTorch evaluator
+// (nets/torch_evaluator.h: encoding and priors on the host) otherwise. Both give the
 // same priors and values (to float tolerance). Torch-free header.
 
 #include <memory>
@@ -32,8 +32,8 @@ bool UsesCudaEvaluator(const std::string& resolved);
 // The evaluator of `net` (`source` names it in errors) on `device` ("auto", "cpu", "cuda",
 // "cuda:N") in `precision` ("auto", "fp32", "fp16", "bf16"), warmed up with `warmup_batch`
 // positions (0: none), with the runner's `options` (nets/net_runner.h: layout, CUDA graphs): a
-// CudaEvaluator<G> (host move source) when the resolved device is CUDA and the build has the CUDA
-// kernels (VZ_HAVE_CUDA), else a TorchEvaluator<G>. Throws vz::Error if the net does not fit G,
+// CudaEvaluator<G> when the resolved device is CUDA and the build has the CUDA kernels
+// (VZ_HAVE_CUDA), else a TorchEvaluator<G>. Throws vz::Error if the net does not fit G,
 // on a bad device or precision string, or a missing device.
 template <Game G>
 std::unique_ptr<Evaluator<G>> MakeNetEvaluator(const NetFile& net, std::string_view source,
@@ -45,7 +45,7 @@ std::unique_ptr<Evaluator<G>> MakeNetEvaluator(const NetFile& net, std::string_v
 #if defined(VZ_HAVE_CUDA)
   if (UsesCudaEvaluator(resolved)) {
     return std::make_unique<CudaEvaluator<G>>(net, source, resolved, precision, warmup_batch,
-                                              GpuMoveSource::kHost, options);
+                                              options);
   }
 #endif
   return std::make_unique<TorchEvaluator<G>>(net, source, resolved, precision, warmup_batch,

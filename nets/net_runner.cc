@@ -1,10 +1,11 @@
 // NetRunner, CudaDeviceCount and CpuThreads forward to the LibTorch side (nets/torch_backend.h);
-// CheckFiniteOutputs is torch-free.
+// CheckFiniteOutputs, the device-work lock and the CUDA graphs' failure flag are torch-free.
 
 #include "nets/net_runner.h"
 
 #include <fmt/core.h>
 
+#include <atomic>
 #include <cmath>
 
 #include "engine/core/error.h"
@@ -35,14 +36,76 @@ void CheckFiniteOutputs(std::string_view source, int batch, const int32_t* offse
   }
 }
 
-std::shared_mutex& CudaCaptureMutex() {
-  static std::shared_mutex mutex;
-  return mutex;
+void DeviceWorkLock::lock() {
+  std::unique_lock<std::mutex> hold(mutex_);
+  ++waiting_writers_;
+  changed_.wait(hold, [this] { return !writer_ && readers_ == 0; });
+  --waiting_writers_;
+  writer_ = true;
 }
 
-std::shared_lock<std::shared_mutex> ShareDeviceWork(bool cuda) {
-  return cuda ? std::shared_lock<std::shared_mutex>(CudaCaptureMutex())
-              : std::shared_lock<std::shared_mutex>(CudaCaptureMutex(), std::defer_lock);
+void DeviceWorkLock::unlock() {
+  {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    writer_ = false;
+  }
+  changed_.notify_all();
+}
+
+void DeviceWorkLock::lock_shared() {
+  std::unique_lock<std::mutex> hold(mutex_);
+  changed_.wait(hold, [this] { return !writer_ && waiting_writers_ == 0; });
+  ++readers_;
+}
+
+void DeviceWorkLock::unlock_shared() {
+  bool last = false;
+  {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    last = --readers_ == 0;
+  }
+  if (last) changed_.notify_all();
+}
+
+DeviceWorkLock& CudaCaptureMutex() {
+  static DeviceWorkLock lock;
+  return lock;
+}
+
+std::shared_lock<DeviceWorkLock> ShareDeviceWork(bool cuda) {
+  return cuda ? std::shared_lock<DeviceWorkLock>(CudaCaptureMutex())
+              : std::shared_lock<DeviceWorkLock>(CudaCaptureMutex(), std::defer_lock);
+}
+
+namespace {
+
+std::atomic<bool> graphs_failed{false};
+
+// The first failure's reason, written once before graphs_failed is set.
+std::mutex& GraphsFailureMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::string& GraphsFailureReason() {
+  static std::string reason;
+  return reason;
+}
+
+}  // namespace
+
+void FailCudaGraphs(const std::string& reason) {
+  const std::lock_guard<std::mutex> hold(GraphsFailureMutex());
+  if (graphs_failed.load(std::memory_order_relaxed)) return;
+  GraphsFailureReason() = reason;
+  graphs_failed.store(true, std::memory_order_release);
+  fmt::print(stderr, "warning: CUDA graphs off for this process ({}); evaluating eagerly\n",
+             reason);
+}
+
+std::string CudaGraphsFailure() {
+  if (!graphs_failed.load(std::memory_order_acquire)) return "";
+  const std::lock_guard<std::mutex> hold(GraphsFailureMutex());
+  return GraphsFailureReason();
 }
 
 int PaddedBatchSize(int batch) {

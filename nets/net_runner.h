@@ -6,8 +6,10 @@
 // Precision: "fp32" (float32), "fp16", "bf16", or "auto" = fp32 on the CPU and bf16 on a GPU.
 // Thread-safety: Run may be called from several threads; calls are serialised by a mutex.
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -40,18 +42,51 @@ int CpuThreads();
 void CheckFiniteOutputs(std::string_view source, int batch, const int32_t* offsets,
                         const float* policy, const float* wdl);
 
-// The process-wide lock that keeps CUDA graph captures apart from other CUDA work of this
-// process (LibTorch 2.11 keeps the CUDA random generator's capture state unlocked, and a
-// device-wide sync, as cuDNN's autotuning and cudaFree do, breaks a capture in flight). A runner
-// holds it exclusively while it captures a graph; the device jobs that may sync the device hold
-// it shared: the runners' loading and evaluations, the GPU evaluator's buffer growth and kernel
-// launches, the trainer's steps, evaluations and predictions (its checkpoints and exports copy
-// to the host only). Never acquire it while holding it.
-std::shared_mutex& CudaCaptureMutex();
+// The lock that keeps CUDA graph captures apart from the other CUDA work of this process
+// (LibTorch 2.11 keeps the CUDA random generator's capture state unlocked, and a device-wide
+// sync, as cuDNN's autotuning and cudaFree do, breaks a capture in flight). A runner holds it
+// exclusively while it captures a graph or destroys its graphs; the device jobs that may sync the
+// device hold it shared: the runners' loading and evaluations, the GPU evaluator's buffer growth
+// and kernel launches, the trainer's steps, evaluations and predictions (its checkpoints and
+// exports copy to the host only).
+// Writer-preferring, so that a capture cannot starve: once an exclusive request waits, new shared
+// requests wait behind it until it has been granted and released (libstdc++'s std::shared_mutex,
+// on glibc's reader-preferring rwlock, lets back-to-back shared holders keep it forever). Hence a
+// shared holder must never request it again, nor wait for a thread that may request it, while
+// it holds it. Meets the standard's SharedMutex requirements used by std::unique_lock and
+// std::shared_lock (no try_ members). Thread-safe; not recursive.
+class DeviceWorkLock {
+ public:
+  void lock();
+  void unlock();
+  void lock_shared();
+  void unlock_shared();
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int readers_ = 0;          // shared holders
+  int waiting_writers_ = 0;  // exclusive requests not yet granted
+  bool writer_ = false;      // held exclusively
+};
+
+// The process's one DeviceWorkLock.
+DeviceWorkLock& CudaCaptureMutex();
 
 // A shared hold of CudaCaptureMutex for device work on a CUDA device (`cuda` true), none (an
 // unlocked lock) on the CPU.
-std::shared_lock<std::shared_mutex> ShareDeviceWork(bool cuda);
+std::shared_lock<DeviceWorkLock> ShareDeviceWork(bool cuda);
+
+// The failure rule of the CUDA graphs: the first capture in this process that throws, or whose
+// graph then disagrees with the eager forward pass, calls FailCudaGraphs(reason), which turns the
+// graphs off for every runner of the process from then on (they run the eager forward pass) and
+// prints one warning line on stderr with the reason. Later calls change nothing and print
+// nothing. Thread-safe (one process-wide atomic flag).
+void FailCudaGraphs(const std::string& reason);
+
+// The reason given to the first FailCudaGraphs of this process; "" while the graphs have not
+// failed. Thread-safe.
+std::string CudaGraphsFailure();
 
 // The batch size a CUDA runner's RunDevice evaluates `batch` >= 1 positions at: the next power of
 // two up to 512, then the next multiple of 512 (at most 1/8 padding above 4096). A few fixed
@@ -70,11 +105,12 @@ struct RunnerOptions {
   enum class Layout { kAuto, kNchw, kChannelsLast };
   Layout layout = Layout::kAuto;
   // On a CUDA device, RunDevice replays a CUDA graph captured once per padded batch size
-  // (PaddedBatchSize) instead of launching the forward pass's kernels one by one. Each graph is
-  // checked against the eager forward pass right after its capture; a capture that fails or
-  // disagrees turns the graphs off for this runner (tuning() says why) and the eager path runs.
-  // Ignored on the CPU.
-  bool cuda_graphs = true;
+  // (PaddedBatchSize) instead of launching the forward pass's kernels one by one. Off by default
+  // until scripts/gpu-check.sh measures a gain (`vzero nnbench --cuda-graphs true` turns them
+  // on). Each graph is checked against the eager forward pass right after its capture; a capture
+  // that fails or disagrees turns the graphs off for the whole process (FailCudaGraphs) and the
+  // eager path runs. Ignored on the CPU.
+  bool cuda_graphs = false;
 };
 
 class NetRunner {
@@ -82,7 +118,7 @@ class NetRunner {
   // Builds the network of `net` on `device` ("cpu", "cuda", "cuda:N") in `precision` and loads
   // its weights. `source` names the net in errors. Throws vz::Error on a bad device or precision
   // string, a missing device, or missing, unexpected or mis-shaped tensors. On a CUDA device it
-  // turns on cuDNN's autotuner (process-wide) and runs on a CUDA stream of its own.
+  // turns on cuDNN's autotuner (process-wide) and runs on a stream of LibTorch's pool.
   NetRunner(const NetFile& net, std::string_view source, const std::string& device,
             const std::string& precision = "auto", const RunnerOptions& options = {});
   ~NetRunner();
@@ -114,22 +150,28 @@ class NetRunner {
   // >= 1 positions whose planes are already in this runner's CUDA device memory, at the padded
   // size PaddedBatchSize(batch) (by a CUDA graph when they are on; the padding rows' outputs are
   // dropped). Enqueued on CudaStream() and not synchronised: outputs are valid once that stream
-  // has run. The first batch of a padded size captures its graph (and autotunes cuDNN): slower.
+  // has run. The first batch of a padded size autotunes cuDNN (and captures its graph when they
+  // are on): slower.
   //   planes         [batch][input_planes][height][width]  device, float32 or bf16 (`type`)
   //   policy_logits  [batch][num_actions]   device output, float32 policy logits
   //   wdl_logits     [batch][3]             device output, float32 WDL logits (no softmax)
-  // Throws vz::Error on a CPU runner or a device failure.
+  // Throws vz::Error naming the runner's device on a CPU runner, naming the batch when `batch`
+  // < 1, and on a device failure.
   void RunDevice(const void* planes, DeviceInput type, int batch, float* policy_logits,
                  float* wdl_logits);
 
-  // This runner's own CUDA stream (a non-blocking cudaStream_t no other live runner uses, fixed
-  // for the runner's life and kept for a later runner's reuse when it goes): Run, RunAll and
-  // RunDevice enqueue their work on it, so that runners of different threads (the actor groups'
-  // evaluators) overlap on one device. Throws vz::Error on a CPU runner or in a build without CUDA.
+  // This runner's CUDA stream, a non-blocking cudaStream_t from LibTorch's pool
+  // (c10::cuda::getStreamFromPool: 32 per device, handed out in turn), fixed for the runner's
+  // life: Run, RunAll and RunDevice enqueue their work on it, so that runners of different
+  // threads (the actor groups' evaluators) overlap on one device. Runners beyond the pool's size
+  // share streams: their work is serialised, not wrong (a capture holds CudaCaptureMutex
+  // exclusively, so no other work enters its stream). Throws vz::Error naming the runner's device
+  // on a CPU runner, or in a build without CUDA.
   void* CudaStream() const;
 
-  // One line on how the forward pass runs, e.g. "channels-last, CUDA graphs (2 captured)" or
-  // "NCHW, CUDA graphs off: <why>"; for logs and `vzero nnbench`.
+  // One line on how the forward pass runs: the layout ("NCHW" or "channels-last"), then on a CUDA
+  // device ", CUDA graphs (N captured)" or ", CUDA graphs off: <why>" (why: "not turned on", or
+  // the process's CudaGraphsFailure()); for logs and `vzero nnbench`.
   std::string tuning() const;
 
   // The runner's CUDA device index, -1 on the CPU.

@@ -11,9 +11,7 @@
 // The CUDA stream and graph API (LibTorch's own headers) where this build has CUDA.
 #if defined(VZ_HAVE_CUDA) && __has_include(<c10/cuda/CUDAStream.h>)
 #include <ATen/Context.h>
-#include <ATen/core/CachingHostAllocator.h>
 #include <ATen/cuda/CUDAGraph.h>
-#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
@@ -22,7 +20,6 @@
 
 #include <map>
 #include <optional>
-#include <shared_mutex>
 #include <vector>
 
 #include "engine/core/error.h"
@@ -70,19 +67,9 @@ class TorchNetRunner final : public NetRunner::Impl {
         // own stream does not wait for it (non-blocking).
         c10::cuda::getCurrentCUDAStream(device_.index()).synchronize();
         at::globalContext().setBenchmarkCuDNN(true);
-        // A stream of the runner's own (LibTorch's pool hands out 32 per device in turn, which
-        // runners of other threads would share): a graph captured on it records this runner's
-        // kernels only.
-        cudaStream_t created = AcquireRunnerStream(device_.index());
-        if (created == nullptr) {
-          throw Error(
-              fmt::format("net file {}: cannot create a CUDA stream on {}", source, device));
-        }
-        owned_stream_.stream = created;
-        owned_stream_.device = device_.index();
-        stream_ = c10::cuda::getStreamFromExternal(created, device_.index());
+        stream_ = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device_.index());
         graphs_on_ = options.cuda_graphs;
-        if (!graphs_on_) graphs_off_reason_ = "turned off";
+        if (!graphs_on_) graphs_off_reason_ = "not turned on";
       }
 #endif
     } catch (const c10::Error& error) {
@@ -97,14 +84,13 @@ class TorchNetRunner final : public NetRunner::Impl {
   ~TorchNetRunner() override {
 #if defined(VZ_TORCH_CUDA_STREAMS)
     // Destroying graphs edits LibTorch's shared capture state: not during another's capture.
-    if (!graphs_.empty() || graph_pool_.has_value()) {
-      const std::unique_lock<std::shared_mutex> exclusive(CudaCaptureMutex());
+    if (!graphs_.empty()) {
+      const std::unique_lock<DeviceWorkLock> exclusive(CudaCaptureMutex());
       try {
-        if (stream_.has_value()) stream_->synchronize();
+        stream_->synchronize();  // the last replays still read the graphs' memory
       } catch (const c10::Error&) {
       }
       graphs_.clear();
-      ReleaseGraphPool();
     }
 #endif
   }
@@ -189,10 +175,10 @@ class TorchNetRunner final : public NetRunner::Impl {
     if (batch < 1) throw Error(fmt::format("RunDevice: batch {} is not positive", batch));
     std::lock_guard<std::mutex> lock(mutex_);
     const int padded = PaddedBatchSize(batch);
-    if (graphs_on_ && graphs_.count(padded) == 0) {
+    if (graphs_on_ && graphs_.count(padded) == 0 && CudaGraphsFailure().empty()) {
       torch::InferenceMode inference;
       const StreamGuard on_stream(*this);
-      Capture(padded);  // or turns the graphs off
+      Capture(padded);  // or turns the graphs off for the process
     }
     try {
       torch::InferenceMode inference;
@@ -209,7 +195,8 @@ class TorchNetRunner final : public NetRunner::Impl {
       torch::Tensor wdl_out =
           torch::from_blob(wdl_logits, {batch, 3}, on_device.dtype(torch::kFloat32));
 #if defined(VZ_TORCH_CUDA_STREAMS)
-      if (auto found = graphs_.find(padded); graphs_on_ && found != graphs_.end()) {
+      if (auto found = graphs_.find(padded);
+          found != graphs_.end() && CudaGraphsFailure().empty()) {
         CapturedForward* graph = found->second.get();
         graph->input.narrow(0, 0, batch).copy_(input);
         graph->graph.replay();
@@ -247,8 +234,11 @@ class TorchNetRunner final : public NetRunner::Impl {
     std::lock_guard<std::mutex> lock(mutex_);
     std::string line = channels_last_ ? "channels-last" : "NCHW";
     if (!device_.is_cuda()) return line;
-    if (graphs_on_) return fmt::format("{}, CUDA graphs ({} captured)", line, graphs_.size());
-    return fmt::format("{}, CUDA graphs off: {}", line, graphs_off_reason_);
+    if (!graphs_on_) return fmt::format("{}, CUDA graphs off: {}", line, graphs_off_reason_);
+    if (const std::string failure = CudaGraphsFailure(); !failure.empty()) {
+      return fmt::format("{}, CUDA graphs off: {}", line, failure);
+    }
+    return fmt::format("{}, CUDA graphs ({} captured)", line, graphs_.size());
   }
 
   int CudaDeviceIndex() const override { return device_.is_cuda() ? int(device_.index()) : -1; }
@@ -313,22 +303,24 @@ class TorchNetRunner final : public NetRunner::Impl {
     torch::Tensor value;   // [padded][3] float32 logits
   };
 
-  // Captures and checks the graph of `padded` into graphs_, or turns the graphs off (with the
-  // reason; the eager path runs from then on). Called with mutex_ held and the runner's stream
-  // current; holds CudaCaptureMutex exclusively throughout: LibTorch 2.11 shares the CUDA
-  // random generator's capture state between threads without a lock, and a device-wide sync of
-  // another thread (cuDNN's autotuning, cudaFree) would break a capture in flight.
+  // Captures and checks the graph of `padded` into graphs_, or turns the graphs off for the
+  // process (FailCudaGraphs; the eager path runs from then on). Called with mutex_ held and the
+  // runner's stream current; holds CudaCaptureMutex exclusively throughout: LibTorch 2.11 shares
+  // the CUDA random generator's capture state between threads without a lock, and a device-wide
+  // sync of another thread (cuDNN's autotuning, cudaFree) would break a capture in flight.
   void Capture(int padded) {
 #if defined(VZ_TORCH_CUDA_STREAMS)
-    const std::unique_lock<std::shared_mutex> exclusive(CudaCaptureMutex());
+    const std::unique_lock<DeviceWorkLock> exclusive(CudaCaptureMutex());
+    if (!CudaGraphsFailure().empty()) return;  // another runner's capture failed meanwhile
     const NetArchitecture& a = net_->architecture;
     auto graph = std::make_unique<CapturedForward>();
-    bool begun = false, capturing = false;
+    bool begun = false, ended = false;
     // What is captured, and run eagerly before: the same kernels (lazy module loading).
     const auto forward = [&](const torch::Tensor& input) {
       auto [policy, value] = net_->forward(input);
       return std::make_pair(policy.to(torch::kFloat32), value.to(torch::kFloat32));
     };
+    std::string failure;
     try {
       const auto options = torch::TensorOptions().device(device_).dtype(dtype_);
       graph->input = Prepare(torch::zeros({padded, a.input_planes, a.height, a.width}, options));
@@ -340,11 +332,9 @@ class TorchNetRunner final : public NetRunner::Impl {
       if (!graph_pool_.has_value()) graph_pool_ = at::cuda::graph_pool_handle();
       begun = true;
       graph->graph.capture_begin(*graph_pool_, cudaStreamCaptureModeThreadLocal);
-      capturing = true;
       std::tie(graph->policy, graph->value) = forward(graph->input);
       graph->graph.capture_end();
-      capturing = false;
-      begun = false;
+      ended = true;
       // The check: a replay on varied planes (made on the CPU: no CUDA random numbers) against
       // the eager forward pass on the same planes.
       graph->input.copy_(
@@ -357,123 +347,46 @@ class TorchNetRunner final : public NetRunner::Impl {
         return (got - want).abs().max().item<double>() > tolerance * scale;
       };
       if (differs(graph->policy, policy) || differs(graph->value, value)) {
-        graph.reset();
-        TurnGraphsOff(
-            fmt::format("the graph of batch {} disagreed with the eager forward pass", padded));
-        return;
+        failure = fmt::format("the graph of batch {} of net {} on {} disagreed with the eager pass",
+                              padded, source_, device());
       }
     } catch (const c10::Error& error) {
-      if (begun) EndBrokenCapture(graph->graph, capturing);
-      graph.reset();
-      TurnGraphsOff(
-          fmt::format("capture of batch {} failed: {}", padded, error.what_without_backtrace()));
+      if (begun && !ended) AbandonCapture(std::move(graph));
+      failure = fmt::format("capture of batch {} of net {} on {} failed: {}", padded, source_,
+                            device(), error.what_without_backtrace());
+    }
+    if (failure.empty()) {
+      graphs_.emplace(padded, std::move(graph));
       return;
     }
-    graphs_.emplace(padded, std::move(graph));
+    graph.reset();
+    graphs_.clear();
+    FailCudaGraphs(failure);
 #else
     (void)padded;
 #endif
   }
 
-  // Drops every graph and their memory pool (called with CudaCaptureMutex held exclusively).
-  void TurnGraphsOff(std::string reason) {
-    graphs_on_ = false;
-    graphs_off_reason_ = std::move(reason);
-    graphs_.clear();
-    ReleaseGraphPool();
-    fmt::print(stderr, "warning: net {} on {}: CUDA graphs off ({}); evaluating eagerly\n", source_,
-               device(), graphs_off_reason_);
-  }
-
 #if defined(VZ_TORCH_CUDA_STREAMS)
-  // Ends a stream capture that an error interrupted, so that the stream can be used again, and
-  // stops LibTorch's allocators routing this thread's allocations into the graph pool (in 2.11
-  // CUDAGraph::capture_end throws before doing so). When capture_begin returned (`begun_capture`)
-  // but the capture never ended, `graph` will not give back its reference to the pool when
-  // destroyed, so it is given back here; a graph whose capture ended gives it back itself.
-  void EndBrokenCapture(at::cuda::CUDAGraph& graph, bool begun_capture) {
+  // A capture that began and did not end (an error inside it): the stream leaves capture mode, so
+  // that the eager path can use it, and the half-made graph is kept for the rest of the process,
+  // never destroyed, because LibTorch 2.11's allocators keep a callback into it that only a
+  // finished capture_end removes. This happens at most once per process: the graphs are off
+  // afterwards (FailCudaGraphs).
+  void AbandonCapture(std::unique_ptr<CapturedForward> graph) {
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing(stream_->stream(), &status) == cudaSuccess &&
         status != cudaStreamCaptureStatusNone) {
       cudaGraph_t broken = nullptr;
-      cudaStreamEndCapture(stream_->stream(), &broken);
-      if (broken != nullptr) cudaGraphDestroy(broken);
+      if (cudaStreamEndCapture(stream_->stream(), &broken) == cudaSuccess && broken != nullptr) {
+        cudaGraphDestroy(broken);
+      }
     }
     cudaGetLastError();  // clear the error the interrupted capture left behind
-    const c10::MempoolId_t pool = *graph_pool_;
-    const auto quietly = [](const auto& call) {
-      try {
-        call();
-      } catch (const std::exception&) {
-      }
-    };
-    quietly([&] { c10::cuda::CUDACachingAllocator::endAllocateToPool(device_.index(), pool); });
-    quietly([&] { at::getHostAllocator(at::kCUDA)->end_allocate_to_pool(pool); });
-    bool ended = true;
-    try {
-      graph.pool();  // throws when the capture never ended
-    } catch (const std::exception&) {
-      ended = false;
-    }
-    if (begun_capture && !ended) {
-      quietly([&] { c10::cuda::CUDACachingAllocator::releasePool(device_.index(), pool); });
-      quietly([&] { at::getHostAllocator(at::kCUDA)->release_pool(pool); });
-    }
+    (void)graph.release();
   }
-
-  // Forgets the graphs' pool (after the graphs are gone: each released its reference to it).
-  void ReleaseGraphPool() { graph_pool_.reset(); }
-
-  // Streams of this process's runners, per device: created on first need and kept for reuse
-  // when a runner goes (LibTorch caches cuBLAS workspaces and freed blocks per stream, so a
-  // stream per runner ever made would grow those caches without bound). nullptr when CUDA cannot
-  // create one.
-  static std::mutex& StreamListMutex() {
-    static std::mutex mutex;
-    return mutex;
-  }
-  static std::map<int, std::vector<cudaStream_t>>& FreeStreams() {
-    static auto* free = new std::map<int, std::vector<cudaStream_t>>();  // never destroyed
-    return *free;
-  }
-  static cudaStream_t AcquireRunnerStream(int device) {
-    {
-      const std::lock_guard<std::mutex> lock(StreamListMutex());
-      std::vector<cudaStream_t>& free = FreeStreams()[device];
-      if (!free.empty()) {
-        cudaStream_t stream = free.back();
-        free.pop_back();
-        return stream;
-      }
-    }
-    const c10::cuda::CUDAGuard device_guard(static_cast<c10::DeviceIndex>(device));
-    cudaStream_t created = nullptr;
-    if (cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking) != cudaSuccess) {
-      cudaGetLastError();
-      return nullptr;
-    }
-    return created;
-  }
-  static void ReleaseRunnerStream(int device, cudaStream_t stream) {
-    if (cudaStreamSynchronize(stream) != cudaSuccess) cudaGetLastError();
-    const std::lock_guard<std::mutex> lock(StreamListMutex());
-    FreeStreams()[device].push_back(stream);
-  }
-#else
-  void ReleaseGraphPool() {}
 #endif
 
-#if defined(VZ_TORCH_CUDA_STREAMS)
-  // The runner's CUDA stream, given back for reuse last (after the graphs and the net that used
-  // it, and once its work has run).
-  struct OwnedStream {
-    cudaStream_t stream = nullptr;
-    int device = 0;
-    ~OwnedStream() {
-      if (stream != nullptr) ReleaseRunnerStream(device, stream);
-    }
-  } owned_stream_;
-#endif
   PolicyValueNet net_{nullptr};
   torch::Device device_{torch::kCPU};
   torch::ScalarType dtype_ = torch::kFloat32;
@@ -483,7 +396,7 @@ class TorchNetRunner final : public NetRunner::Impl {
   bool graphs_on_ = false;
   std::string graphs_off_reason_;
 #if defined(VZ_TORCH_CUDA_STREAMS)
-  std::optional<c10::cuda::CUDAStream> stream_;  // owned_stream_ as LibTorch's (CUDA runners)
+  std::optional<c10::cuda::CUDAStream> stream_;  // from LibTorch's pool (CUDA runners)
   std::optional<c10::MempoolId_t> graph_pool_;   // the graphs' shared memory pool
 #endif
   std::map<int, std::unique_ptr<CapturedForward>> graphs_;  // by padded batch size

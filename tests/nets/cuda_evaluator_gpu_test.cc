@@ -1,8 +1,10 @@
 // The GPU evaluator (nets/cuda_evaluator.h) equals the LibTorch evaluator (nets/torch_evaluator.h)
 // on the same CUDA device and precision to float tolerance, and the CPU's fp32 evaluator within
-// the precision's tolerance, for every game, over batches of growing and shrinking size; the
-// factory picks it for CUDA devices; a batch whose moves are not the rule core's legal moves is
-// refused. Skips with a message where no CUDA device is present (label gpu).
+// the precision's tolerance, for every game, over batches of growing and shrinking size, with
+// CUDA graphs off (the default) and on (each graph passing its own check); the factory picks it
+// for CUDA devices. Skips with a message where no CUDA device is present (label gpu). Built with
+// the CUDA kernels only (no GPU evaluator otherwise); what of it needs no device (a CPU device
+// refused, the runner's device-only calls) is tested in net_runner_test.cc (label unit).
 
 #include <gtest/gtest.h>
 
@@ -22,12 +24,7 @@ namespace {
 using testing::FillEvalBatch;
 using testing::WorstDifference;
 
-// Without the CUDA kernels there is no GPU evaluator to test.
-#if !defined(VZ_HAVE_CUDA)
-TEST(CudaEvaluatorGpuTest, NeedsTheCudaKernels) {
-  GTEST_SKIP() << "built without the CUDA kernels (VZ_USE_CUDA off)";
-}
-#else
+#if defined(VZ_HAVE_CUDA)
 
 template <class G>
 class CudaEvaluatorGpuTest : public ::testing::Test {};
@@ -38,18 +35,12 @@ TYPED_TEST(CudaEvaluatorGpuTest, EqualsTheTorchEvaluator) {
   using G = TypeParam;
   const NetFile net = FreshNetForGame<G>("small", 7);
   TorchEvaluator<G> cpu(net, "net", "cpu", "fp32", 0);
-  // The host move source with CUDA graphs (the defaults), the device source without them.
-  struct Mode {
-    GpuMoveSource moves;
-    bool graphs;
-  };
-  for (const Mode mode : {Mode{GpuMoveSource::kHost, true}, Mode{GpuMoveSource::kDevice, false}})
+  for (const bool graphs : {false, true})
     for (const char* precision : {"fp32", "bf16"}) {
       SCOPED_TRACE(precision);
-      SCOPED_TRACE(mode.moves == GpuMoveSource::kHost ? "host moves" : "device moves");
+      SCOPED_TRACE(graphs ? "CUDA graphs on" : "CUDA graphs off");
       TorchEvaluator<G> torch_gpu(net, "net", "cuda:0", precision, 0);
-      CudaEvaluator<G> gpu(net, "net", "cuda:0", precision, 4, mode.moves,
-                           {.cuda_graphs = mode.graphs});
+      CudaEvaluator<G> gpu(net, "net", "cuda:0", precision, 4, {.cuda_graphs = graphs});
       EXPECT_EQ(gpu.runner().device(), "cuda:0");
       EXPECT_EQ(gpu.runner().precision(), precision);
       // Sizes up and down exercise the buffers' growth and partial use.
@@ -81,10 +72,10 @@ TYPED_TEST(CudaEvaluatorGpuTest, EqualsTheTorchEvaluator) {
       // warm-up, 1, 64, 512, 8, 1024).
       const std::string tuning = gpu.runner().tuning();
       EXPECT_EQ(tuning.find("channels-last"), 0u) << tuning;
-      if (mode.graphs) {
+      if (graphs) {
         EXPECT_NE(tuning.find("CUDA graphs (6 captured)"), std::string::npos) << tuning;
       } else {
-        EXPECT_NE(tuning.find("CUDA graphs off: turned off"), std::string::npos) << tuning;
+        EXPECT_NE(tuning.find("CUDA graphs off: not turned on"), std::string::npos) << tuning;
       }
     }
 }
@@ -97,35 +88,11 @@ TEST(CudaEvaluatorFactoryGpuTest, CudaDevicesGetTheGpuEvaluator) {
     auto evaluator = MakeNetEvaluator<G>(net, "net", device, "auto", 0);
     EXPECT_NE(dynamic_cast<CudaEvaluator<G>*>(evaluator.get()), nullptr) << device;
     EXPECT_EQ(RunnerOf(*evaluator).precision(), "bf16");
+    // CUDA graphs are off unless asked for (RunnerOptions::cuda_graphs).
+    EXPECT_EQ(RunnerOf(*evaluator).tuning(), "channels-last, CUDA graphs off: not turned on");
   }
   EXPECT_NE(dynamic_cast<TorchEvaluator<G>*>(MakeNetEvaluator<G>(net, "n", "cpu", "auto", 0).get()),
             nullptr);
-}
-
-TEST(CudaEvaluatorGpuErrorsTest, MovesThatAreNotTheLegalMovesAreRefused) {
-  VZ_SKIP_WITHOUT_CUDA();
-  using G = cuarenta::CuarentaGame;
-  const NetFile net = FreshNetForGame<G>("tiny", 2);
-  CudaEvaluator<G> gpu(net, "net", "cuda", "fp32", 0, GpuMoveSource::kDevice);
-  const G::Position start = G::InitialPosition();
-  G::MoveList moves;
-  G::GenerateMoves(start, moves);
-  ASSERT_GE(moves.size, 2);
-  EvalBatch<G> fewer;
-  fewer.Add(start, moves.moves, moves.size - 1, 1);
-  EXPECT_THROW(gpu.Evaluate(fewer), Error);
-  std::swap(moves.moves[0], moves.moves[1]);
-  EvalBatch<G> reordered;
-  reordered.Add(start, moves.moves, moves.size, 1);
-  EXPECT_THROW(gpu.Evaluate(reordered), Error);
-  // The evaluator still works afterwards.
-  std::swap(moves.moves[0], moves.moves[1]);
-  EvalBatch<G> good;
-  good.Add(start, moves.moves, moves.size, 1);
-  gpu.Evaluate(good);
-  double sum = 0;
-  for (float prior : good.priors(0)) sum += prior;
-  EXPECT_NEAR(sum, 1.0, 1e-4);
 }
 
 #endif  // VZ_HAVE_CUDA

@@ -1,8 +1,8 @@
-// The evaluator factory (nets/net_evaluator.h) and the prior gather of the GPU path (the CPU
+// The evaluator factory (nets/net_evaluator.h) and the prior gather of the GPU evaluator (the CPU
 // twin, cuda/batched_rules.h): device names resolve or are refused by name; on the CPU the factory
-// gives the LibTorch evaluator; and the twin's gather of the network's full policy at the twin's
-// policy indices reproduces TorchEvaluator's priors and values — the same semantics the CUDA
-// kernel runs. Runs without a GPU (label unit).
+// gives the LibTorch evaluator; and the twin's compact gather of the network's full policy at the
+// policy indices the GPU evaluator's host lists reproduces TorchEvaluator's priors and values —
+// the same semantics the CUDA kernel runs. Runs without a GPU (label unit).
 
 #include "nets/net_evaluator.h"
 
@@ -65,8 +65,10 @@ template <class G>
 class PriorGatherTest : public ::testing::Test {};
 TYPED_TEST_SUITE(PriorGatherTest, vz::testing::AllGameTypes, vz::testing::GameNames);
 
-// TorchEvaluator's priors = the twin's gather of RunAll's full policy at the twin's indices;
-// its values = the twin's WDL softmax of the logits log(wdl).
+// TorchEvaluator's priors = the twin's compact gather of RunAll's full policy at the policy
+// indices of the batch's moves (as the GPU evaluator lists them, at the batch's move offsets);
+// its values = the twin's WDL softmax of the logits log(wdl). The twin's legal moves equal the
+// batch's (the indices the device would generate are the host's).
 TYPED_TEST(PriorGatherTest, TwinGatherEqualsTorchEvaluator) {
   using G = TypeParam;
   using E = InputEncoding<G>;
@@ -82,18 +84,25 @@ TYPED_TEST(PriorGatherTest, TwinGatherEqualsTorchEvaluator) {
   cpu.runner.RunAll(planes.data(), n, policy.data(), wdl.data());
   std::vector<Move> moves(size_t(n) * G::kMaxMoves);
   std::vector<int32_t> counts(static_cast<size_t>(n)), indices(size_t(n) * G::kMaxMoves);
-  cuda::CpuLegalMoves<G>(batch.positions().data(), n, moves.data(), counts.data(),
-                         indices.data());
+  cuda::CpuLegalMoves<G>(batch.positions().data(), n, moves.data(), counts.data(), indices.data());
   std::vector<float> wdl_logits(size_t(n) * 3), twin_wdl(size_t(n) * 3);
   for (size_t k = 0; k < wdl.size(); ++k) wdl_logits[k] = std::log(wdl[k]);
   const std::vector<int32_t>& offsets = batch.move_offsets();
+  std::vector<int32_t> compact(static_cast<size_t>(offsets[size_t(n)]));
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < batch.num_moves(i); ++k) {
+      compact[size_t(offsets[size_t(i)] + k)] =
+          E::PolicyIndex(batch.position(i), batch.moves(i)[size_t(k)]);
+    }
+  }
   std::vector<float> priors(static_cast<size_t>(offsets[size_t(n)]));
-  cuda::CpuGatherPriors(policy.data(), E::kNumActions, indices.data(), G::kMaxMoves,
-                        counts.data(), n, G::kActionsMayCollide, offsets.data(), priors.data(),
-                        wdl_logits.data(), twin_wdl.data());
+  cuda::CpuGatherCompactPriors(policy.data(), E::kNumActions, compact.data(), offsets.data(), n,
+                               G::kActionsMayCollide, priors.data(), wdl_logits.data(),
+                               twin_wdl.data());
   for (int i = 0; i < n; ++i) {
     ASSERT_EQ(counts[size_t(i)], batch.num_moves(i));
     for (int k = 0; k < batch.num_moves(i); ++k) {
+      ASSERT_EQ(indices[size_t(i) * G::kMaxMoves + k], compact[size_t(offsets[size_t(i)] + k)]);
       EXPECT_NEAR(priors[size_t(offsets[size_t(i)] + k)], batch.priors(i)[size_t(k)], 2e-6);
     }
     EXPECT_NEAR(twin_wdl[size_t(i) * 3 + 0], batch.value(i).win, 2e-6);
@@ -121,10 +130,10 @@ TEST(PriorGatherDraughtsTest, MovesSharingAnIndexShareItsPriorAsInTorchEvaluator
   cuda::CpuLegalMoves<G>(&position, 1, moves.data(), counts.data(), indices.data());
   ASSERT_EQ(counts[0], 2);
   ASSERT_EQ(indices[0], indices[1]);
-  std::vector<float> priors(G::kMaxMoves);
-  cuda::CpuGatherPriors(policy.data(), E::kNumActions, indices.data(), G::kMaxMoves,
-                        counts.data(), 1, G::kActionsMayCollide, nullptr, priors.data(), nullptr,
-                        nullptr);
+  const std::vector<int32_t> offsets = {0, 2};
+  std::vector<float> priors(2);
+  cuda::CpuGatherCompactPriors(policy.data(), E::kNumActions, indices.data(), offsets.data(), 1,
+                               G::kActionsMayCollide, priors.data(), nullptr, nullptr);
   EXPECT_FLOAT_EQ(priors[0], 0.5f);
   EXPECT_FLOAT_EQ(priors[1], 0.5f);
   EXPECT_FLOAT_EQ(priors[0], batch.priors(0)[0]);

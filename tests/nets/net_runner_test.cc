@@ -1,19 +1,28 @@
 // The runner's forward-pass options (nets/net_runner.h): the padded batch sizes of the GPU path
 // and the channels-last layout, which must give the NCHW outputs (checked here on the CPU, where
-// LibTorch runs the same layouts; the CUDA graphs have their own check at capture time).
+// LibTorch runs the same layouts; the CUDA graphs have their own check at capture time). And the
+// parts of the GPU path that need no device: a CPU runner (and the GPU evaluator on the CPU)
+// refusing the device-only calls by name, a missing device, the capture lock that cannot starve a
+// capture, and the CUDA graphs' process-wide failure rule.
 
 #include "nets/net_runner.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "engine/chaco_rex/encoding.h"
 #include "engine/draughts/encoding.h"
 #include "nets/fresh_net.h"
 #include "tests/test_util.h"
+#if defined(VZ_HAVE_CUDA)
+#include "nets/cuda_evaluator.h"
+#endif
 
 namespace vz::nets {
 namespace {
@@ -85,6 +94,98 @@ TEST(NetRunnerLayoutTest, TuningNamesTheLayout) {
   EXPECT_EQ(
       NetRunner(net, "n", "cpu", "fp32", {.layout = RunnerOptions::Layout::kChannelsLast}).tuning(),
       "channels-last");
+}
+
+TEST(NetRunnerDeviceTest, ACpuRunnerRefusesTheDeviceOnlyCallsByName) {
+  const NetFile net = FreshNetForGame<draughts::DraughtsGame>("tiny", 1);
+  NetRunner runner(net, "n", "cpu", "fp32");
+  EXPECT_EQ(runner.CudaDeviceIndex(), -1);
+  EXPECT_EQ(runner.device(), "cpu");
+  using E = InputEncoding<draughts::DraughtsGame>;
+  std::vector<float> planes(E::kSize), logits(E::kNumActions), wdl(3);
+  EXPECT_EQ(ErrorOf([&] {
+              runner.RunDevice(planes.data(), NetRunner::DeviceInput::kFloat32, 1, logits.data(),
+                               wdl.data());
+            }),
+            "RunDevice: runner is on cpu, not on a CUDA device");
+  EXPECT_EQ(ErrorOf([&] { runner.CudaStream(); }), "runner is on cpu, which has no CUDA stream");
+  // No CUDA graphs part on the CPU, whatever the options say.
+  EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32", {.cuda_graphs = true}).tuning(), "NCHW");
+}
+
+TEST(NetRunnerDeviceTest, AMissingDeviceIsRefusedByName) {
+  const NetFile net = FreshNetForGame<draughts::DraughtsGame>("tiny", 1);
+  const int devices = CudaDeviceCount();
+  const std::string absent = "cuda:" + std::to_string(devices);
+  EXPECT_EQ(ErrorOf([&] { NetRunner(net, "n", absent); }),
+            devices == 0 ? "device 'cuda:0': no CUDA device is present"
+                         : "device '" + absent + "': only " + std::to_string(devices) +
+                               " CUDA device(s) present");
+}
+
+#if defined(VZ_HAVE_CUDA)
+TEST(NetRunnerDeviceTest, TheGpuEvaluatorRefusesTheCpu) {
+  using G = draughts::DraughtsGame;
+  const NetFile net = FreshNetForGame<G>("tiny", 1);
+  EXPECT_EQ(ErrorOf([&] { CudaEvaluator<G>(net, "n", "cpu", "fp32", 0); }),
+            "cuda evaluator: device 'cpu' is not a CUDA device");
+  EXPECT_EQ(ErrorOf([&] { CudaEvaluator<chad::ChadGame>(net, "n.vznet", "cpu", "fp32", 0); }),
+            "net file n.vznet: made for game 'portuguese-draughts', not 'chad'");
+}
+#endif
+
+// Readers that overlap without a gap (each takes the lock shared before the other lets go) keep a
+// reader-preferring lock held forever; the writer must still get it, and then no reader holds it.
+TEST(DeviceWorkLockTest, BackToBackSharedHoldersDoNotStarveACapture) {
+  DeviceWorkLock lock;
+  std::atomic<bool> written{false}, stop{false};
+  std::atomic<int> holding{0};
+  std::atomic<bool> overlap_seen{false};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 3; ++r) {
+    readers.emplace_back([&] {
+      while (!stop.load()) {
+        std::shared_lock<DeviceWorkLock> shared(lock);
+        if (holding.fetch_add(1) > 0) overlap_seen.store(true);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        holding.fetch_sub(1);
+      }
+    });
+  }
+  while (!overlap_seen.load()) std::this_thread::yield();
+  std::thread writer([&] {
+    std::unique_lock<DeviceWorkLock> exclusive(lock);
+    EXPECT_EQ(holding.load(), 0);  // no shared holder inside
+    written.store(true);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!written.load() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(written.load()) << "the exclusive request waited 10 s behind shared holders";
+  stop.store(true);
+  for (std::thread& reader : readers) reader.join();
+  writer.join();  // readers gone: a starved writer gets the lock now
+}
+
+TEST(DeviceWorkLockTest, ShareDeviceWorkLocksOnlyForCuda) {
+  EXPECT_FALSE(ShareDeviceWork(false).owns_lock());
+  auto shared = ShareDeviceWork(true);
+  EXPECT_TRUE(shared.owns_lock());
+  EXPECT_EQ(shared.mutex(), &CudaCaptureMutex());
+}
+
+// Last in this program: it turns the graphs off for the process.
+TEST(CudaGraphsFailureTest, TheFirstFailureTurnsThemOffForTheProcessWithOneWarning) {
+  EXPECT_EQ(CudaGraphsFailure(), "");
+  ::testing::internal::CaptureStderr();
+  FailCudaGraphs("capture of batch 8 failed: first");
+  FailCudaGraphs("capture of batch 16 failed: second");
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(warnings,
+            "warning: CUDA graphs off for this process (capture of batch 8 failed: first); "
+            "evaluating eagerly\n");
+  EXPECT_EQ(CudaGraphsFailure(), "capture of batch 8 failed: first");
 }
 
 }  // namespace
