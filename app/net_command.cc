@@ -47,6 +47,12 @@ void RunNetDescribe(const std::string& path) {
   fmt::print("channels         {}\n", a.channels);
   fmt::print("squeeze_excite   {}{}\n", a.squeeze_excitation ? "yes" : "no",
              a.squeeze_excitation ? fmt::format(" (ratio {})", a.se_ratio) : "");
+  if (a.global_pooling_channels > 0) {
+    fmt::print("global_pooling   {} channels in every {} block(s)\n", a.global_pooling_channels,
+               a.global_pooling_every);
+  } else {
+    fmt::print("global_pooling   no\n");
+  }
   fmt::print("input            {} planes x {} x {}\n", a.input_planes, a.height, a.width);
   if (a.policy_head == nets::PolicyHead::kConv) {
     fmt::print("policy           conv: {} channels -> {} planes -> {} actions\n", a.policy_channels,
@@ -55,8 +61,14 @@ void RunNetDescribe(const std::string& path) {
     fmt::print("policy           fc: {} channels -> {} actions\n", a.policy_channels,
                a.num_actions);
   }
-  fmt::print("value            {} channels -> {} hidden -> WDL\n", a.value_channels,
-             a.value_hidden);
+  if (a.value_head == nets::ValueHead::kPool) {
+    fmt::print(
+        "value            pool: {} channels -> mean, max over the board -> {} hidden -> WDL\n",
+        a.value_channels, a.value_hidden);
+  } else {
+    fmt::print("value            fc: {} channels -> {} hidden -> WDL\n", a.value_channels,
+               a.value_hidden);
+  }
   fmt::print("tensors          {}\n", net.tensors.size());
   fmt::print("parameters       {} (stored values, batch-norm statistics included)\n",
              net.ParameterCount());

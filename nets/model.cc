@@ -42,14 +42,30 @@ torch::Tensor SqueezeExcitationImpl::forward(const torch::Tensor& x) {
   return x * w.unsqueeze(-1).unsqueeze(-1);
 }
 
-ResidualBlockImpl::ResidualBlockImpl(int channels, bool squeeze_excitation, int se_ratio) {
+torch::Tensor PoolBoardCells(const torch::Tensor& x, const torch::Tensor& mask, double cells) {
+  const torch::Tensor masked = x * mask;
+  return torch::cat({masked.sum({2, 3}) / cells, masked.amax({2, 3})}, 1);
+}
+
+ResidualBlockImpl::ResidualBlockImpl(int channels, bool squeeze_excitation, int se_ratio,
+                                     int pooled_channels) {
   conv1 = register_module("conv1", ConvBn(channels, channels, 3));
   conv2 = register_module("conv2", ConvBn(channels, channels, 3));
   if (squeeze_excitation) se = register_module("se", SqueezeExcitation(channels, se_ratio));
+  if (pooled_channels > 0) {
+    pool = register_module("pool", ConvBn(channels, pooled_channels, 3));
+    pool_fc = register_module("pool_fc", nn::Linear(2 * pooled_channels, channels));
+  }
 }
 
-torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x) {
-  torch::Tensor y = conv2(torch::relu(conv1(x)));
+torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& board_mask,
+                                         double cells) {
+  torch::Tensor y = conv1(x);
+  if (pool) {
+    const torch::Tensor bias = pool_fc(PoolBoardCells(torch::relu(pool(x)), board_mask, cells));
+    y = y + bias.unsqueeze(-1).unsqueeze(-1);
+  }
+  y = conv2(torch::relu(y));
   if (se) y = se(y);
   return torch::relu(x + y);
 }
@@ -59,9 +75,14 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetArchitecture& a) : architecture(
   input = register_module("input", ConvBn(a.input_planes, a.channels, 3));
   tower = nn::Sequential();
   for (int i = 0; i < a.blocks; ++i) {
-    tower->push_back(ResidualBlock(a.channels, a.squeeze_excitation, a.se_ratio));
+    const bool pooled = a.global_pooling_channels > 0 && (i + 1) % a.global_pooling_every == 0;
+    tower->push_back(ResidualBlock(a.channels, a.squeeze_excitation, a.se_ratio,
+                                   pooled ? a.global_pooling_channels : 0));
   }
   register_module("tower", tower);
+  const std::vector<float> mask = BoardCellMask(a);
+  board_mask = torch::tensor(mask, torch::kFloat32).view({1, 1, a.height, a.width});
+  board_cells = board_mask.sum().item<double>();
   if (a.policy_head == PolicyHead::kConv) {
     policy_conv = register_module("policy", ConvBn(a.channels, a.policy_channels, 3));
     policy_planes = register_module(
@@ -73,13 +94,22 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetArchitecture& a) : architecture(
     policy_fc = register_module("policy_fc", nn::Linear(a.policy_channels * area, a.num_actions));
   }
   value_conv = register_module("value", ConvBn(a.channels, a.value_channels, 1));
-  value_fc1 = register_module("value_fc1", nn::Linear(a.value_channels * area, a.value_hidden));
+  const int value_inputs =
+      a.value_head == ValueHead::kPool ? 2 * a.value_channels : a.value_channels * area;
+  value_fc1 = register_module("value_fc1", nn::Linear(value_inputs, a.value_hidden));
   value_fc2 = register_module("value_fc2", nn::Linear(a.value_hidden, 3));
 }
 
 std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch::Tensor& x) {
   torch::Tensor trunk = torch::relu(input(x));
-  if (architecture.blocks > 0) trunk = tower->forward(trunk);
+  // The mask follows the net's `to`; a net moved otherwise still pools on its device and dtype.
+  const torch::Tensor mask =
+      board_mask.device() == trunk.device() && board_mask.dtype() == trunk.dtype()
+          ? board_mask
+          : board_mask.to(trunk.device(), trunk.scalar_type());
+  for (size_t i = 0; i < tower->size(); ++i) {
+    trunk = tower->ptr(i)->as<ResidualBlockImpl>()->forward(trunk, mask, board_cells);
+  }
   torch::Tensor policy = torch::relu(policy_conv(trunk));
   if (policy_planes) {
     policy = policy_planes(policy).flatten(1);
@@ -90,7 +120,9 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch:
   } else {
     policy = policy_fc(policy.flatten(1));
   }
-  torch::Tensor value = torch::relu(value_conv(trunk)).flatten(1);
+  torch::Tensor value = torch::relu(value_conv(trunk));
+  value = architecture.value_head == ValueHead::kPool ? PoolBoardCells(value, mask, board_cells)
+                                                      : value.flatten(1);
   value = value_fc2(torch::relu(value_fc1(value)));
   return {policy, value};
 }
@@ -98,15 +130,18 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch:
 void PolicyValueNetImpl::to(torch::Device device, torch::Dtype dtype, bool non_blocking) {
   Module::to(device, dtype, non_blocking);
   if (policy_index.defined()) policy_index = policy_index.to(device);
+  board_mask = board_mask.to(device, dtype);
 }
 
 void PolicyValueNetImpl::to(torch::Dtype dtype, bool non_blocking) {
   Module::to(dtype, non_blocking);
+  board_mask = board_mask.to(dtype);
 }
 
 void PolicyValueNetImpl::to(torch::Device device, bool non_blocking) {
   Module::to(device, non_blocking);
   if (policy_index.defined()) policy_index = policy_index.to(device);
+  board_mask = board_mask.to(device);
 }
 
 void FoldBatchNorm(PolicyValueNet& net) {

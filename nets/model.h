@@ -14,7 +14,10 @@
 // fc head, 3x3 for a conv head), then policy_fc.{weight,bias} (fc head) or
 // policy_planes.{weight,bias} (conv head: 1x1 convolution to policy_planes planes, whose
 // [batch, planes * height * width] outputs are gathered at policy_map into [batch, num_actions]);
-// value.{conv,bn}.*, value_fc1.*, value_fc2.*.
+// value.{conv,bn}.*, value_fc1.*, value_fc2.* (value_fc1 takes value_channels * height * width
+// inputs with the fc value head, 2 * value_channels with the pooled one). A global pooling block
+// adds tower.<i>.pool.{conv,bn}.* (its 3x3 convolution to the pooled channels) and
+// tower.<i>.pool_fc.{weight,bias} (2 * pooled channels -> channels).
 
 #include <torch/nn.h>
 
@@ -46,11 +49,22 @@ struct SqueezeExcitationImpl : torch::nn::Module {
 };
 TORCH_MODULE(SqueezeExcitation);
 
+// The mean and the maximum of each channel of x [batch, channels, height, width] over the cells
+// where mask [1, 1, height, width] is 1, of `cells` such cells; x must be >= 0 (after a ReLU), so
+// that the masked-out zeros never win the maximum. Returns [batch, 2 * channels] (means first).
+torch::Tensor PoolBoardCells(const torch::Tensor& x, const torch::Tensor& mask, double cells);
+
+// Two 3x3 ConvBn with a skip connection (AlphaZero), optionally squeeze-and-excitation, and with
+// pooled_channels > 0 KataGo's global pooling bias (nets/net_architecture.h).
 struct ResidualBlockImpl : torch::nn::Module {
-  ResidualBlockImpl(int channels, bool squeeze_excitation, int se_ratio);
-  torch::Tensor forward(const torch::Tensor& x);
+  ResidualBlockImpl(int channels, bool squeeze_excitation, int se_ratio, int pooled_channels = 0);
+  // x [batch, channels, height, width]; board_mask and cells as PoolBoardCells (unused without
+  // global pooling).
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& board_mask, double cells);
   ConvBn conv1{nullptr}, conv2{nullptr};
   SqueezeExcitation se{nullptr};
+  ConvBn pool{nullptr};  // global pooling only
+  torch::nn::Linear pool_fc{nullptr};
 };
 TORCH_MODULE(ResidualBlock);
 
@@ -59,8 +73,8 @@ struct PolicyValueNetImpl : torch::nn::Module {
   // Returns {policy logits [batch, num_actions], WDL logits [batch, 3]}.
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& input);
 
-  // Module::to, and the conv head's gather index to the device (it is no buffer, so that a
-  // dtype change leaves it int64 and the net file does not store it twice).
+  // Module::to, and the conv head's gather index and the board mask to the device (they are no
+  // buffers, so that a dtype change leaves the index int64 and the net file stores neither).
   void to(torch::Device device, torch::Dtype dtype, bool non_blocking = false) override;
   void to(torch::Dtype dtype, bool non_blocking = false) override;
   void to(torch::Device device, bool non_blocking = false) override;
@@ -72,6 +86,8 @@ struct PolicyValueNetImpl : torch::nn::Module {
   torch::nn::Linear policy_fc{nullptr};      // fc head
   torch::nn::Conv2d policy_planes{nullptr};  // conv head
   torch::Tensor policy_index;                // conv head: architecture.policy_map, int64
+  torch::Tensor board_mask;                  // [1, 1, height, width]: BoardCellMask
+  double board_cells = 0;                    // cells where board_mask is 1
   ConvBn value_conv{nullptr};
   torch::nn::Linear value_fc1{nullptr}, value_fc2{nullptr};
 };

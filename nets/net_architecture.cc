@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "engine/core/error.h"
 
 namespace vz::nets {
@@ -16,49 +18,133 @@ PolicyHead ParsePolicyHead(std::string_view name, std::string_view source) {
   throw Error(fmt::format("{}: unknown policy head '{}' (known: fc, conv)", source, name));
 }
 
+std::string_view ValueHeadName(ValueHead head) { return head == ValueHead::kPool ? "pool" : "fc"; }
+
+ValueHead ParseValueHead(std::string_view name, std::string_view source) {
+  if (name == "fc") return ValueHead::kFc;
+  if (name == "pool") return ValueHead::kPool;
+  throw Error(fmt::format("{}: unknown value head '{}' (known: fc, pool)", source, name));
+}
+
 const std::vector<std::string>& PresetNames() {
   static const std::vector<std::string> names = {"tiny",    "small",    "medium",    "large",
                                                  "tiny-fc", "small-fc", "medium-fc", "large-fc"};
   return names;
 }
 
+namespace {
+
+// The tower and options of a preset name (PresetArchitecture's grammar), sizes only.
+NetArchitecture ParsePreset(std::string_view name) {
+  const auto fail = [&](const std::string& what) {
+    std::string known;
+    for (const std::string& preset : PresetNames()) known += (known.empty() ? "" : ", ") + preset;
+    return Error(fmt::format(
+        "net preset '{}': {} (a preset is tiny, small, medium, large or bNcM, then any of -se, "
+        "-fc, -vpool, -gpool; e.g. {}, b6c32-gpool-vpool)",
+        name, what, known));
+  };
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    const size_t dash = name.find('-', start);
+    parts.push_back(name.substr(start, dash == std::string_view::npos ? dash : dash - start));
+    if (dash == std::string_view::npos) break;
+    start = dash + 1;
+  }
+  NetArchitecture a;
+  const std::string_view tower = parts[0];
+  if (tower == "tiny") {
+    a.blocks = 1, a.channels = 16, a.policy_channels = 2, a.value_channels = 1;
+    a.value_hidden = 32;
+  } else if (tower == "small") {
+    a.blocks = 4, a.channels = 32, a.squeeze_excitation = true, a.policy_channels = 2;
+    a.value_channels = 2, a.value_hidden = 64;
+  } else if (tower == "medium") {
+    a.blocks = 10, a.channels = 128, a.squeeze_excitation = true, a.policy_channels = 8;
+    a.value_channels = 4, a.value_hidden = 128;
+  } else if (tower == "large") {
+    a.blocks = 20, a.channels = 256, a.squeeze_excitation = true, a.policy_channels = 16;
+    a.value_channels = 8, a.value_hidden = 256;
+  } else {
+    // bNcM
+    int blocks = 0, channels = 0;
+    size_t i = 0;
+    const auto number = [&](int& out) {
+      const size_t begin = i;
+      while (i < tower.size() && i - begin < 5 && tower[i] >= '0' && tower[i] <= '9') {
+        out = out * 10 + (tower[i++] - '0');
+      }
+      return i > begin;
+    };
+    const bool ok = i < tower.size() && tower[i++] == 'b' && number(blocks) && i < tower.size() &&
+                    tower[i++] == 'c' && number(channels) && i == tower.size();
+    if (!ok) throw fail(fmt::format("unknown tower '{}'", tower));
+    if (blocks < 1 || blocks > 64 || channels < 8 || channels > 1024) {
+      throw fail(fmt::format("tower '{}' outside b1..64 and c8..1024", tower));
+    }
+    a.blocks = blocks, a.channels = channels, a.policy_channels = 2, a.value_channels = 2;
+    a.value_hidden = 64;
+  }
+  bool fc = false;
+  for (size_t k = 1; k < parts.size(); ++k) {
+    const std::string_view option = parts[k];
+    const auto once = [&](bool already) {
+      if (already) throw fail(fmt::format("option '{}' given twice", option));
+    };
+    if (option == "se") {
+      once(a.squeeze_excitation);
+      a.squeeze_excitation = true;
+    } else if (option == "fc") {
+      once(fc);
+      fc = true;
+    } else if (option == "vpool") {
+      once(a.value_head == ValueHead::kPool);
+      a.value_head = ValueHead::kPool;
+      a.value_channels = a.channels;
+    } else if (option == "gpool") {
+      once(a.global_pooling_channels > 0);
+      a.global_pooling_channels = std::max(4, a.channels / 4);
+      a.global_pooling_every = a.blocks >= 6 ? 3 : std::min(a.blocks, 2);
+    } else {
+      throw fail(fmt::format("unknown option '{}'", option));
+    }
+  }
+  if (fc)
+    a.policy_head = PolicyHead::kFc;
+  else
+    a.policy_head = PolicyHead::kConv;
+  return a;
+}
+
+}  // namespace
+
+void CheckPresetName(std::string_view name) { ParsePreset(name); }
+
 NetArchitecture PresetArchitecture(std::string_view name, int planes, int height, int width,
                                    int num_actions, const PolicyLayout& layout) {
-  NetArchitecture a;
+  NetArchitecture a = ParsePreset(name);
   a.input_planes = planes;
   a.height = height;
   a.width = width;
   a.num_actions = num_actions;
   a.preset = std::string(name);
-  const bool fc = name.ends_with("-fc");
-  if (fc) name.remove_suffix(3);
   // The fc policy layer has policy_channels * height * width * num_actions weights, the bulk of
   // a small net for the games with big action spaces; the presets keep it in proportion.
-  if (name == "tiny") {
-    a.blocks = 1, a.channels = 16, a.policy_channels = 2, a.value_channels = 1;
-    a.value_hidden = 32;
-  } else if (name == "small") {
-    a.blocks = 4, a.channels = 32, a.squeeze_excitation = true, a.policy_channels = 2;
-    a.value_channels = 2, a.value_hidden = 64;
-  } else if (name == "medium") {
-    a.blocks = 10, a.channels = 128, a.squeeze_excitation = true, a.policy_channels = 8;
-    a.value_channels = 4, a.value_hidden = 128;
-  } else if (name == "large") {
-    a.blocks = 20, a.channels = 256, a.squeeze_excitation = true, a.policy_channels = 16;
-    a.value_channels = 8, a.value_hidden = 256;
-  } else {
-    std::string known;
-    for (const std::string& preset : PresetNames()) known += (known.empty() ? "" : ", ") + preset;
-    throw Error(fmt::format("unknown net preset '{}' (known: {})", a.preset, known));
-  }
-  if (!fc) {
+  if (a.policy_head == PolicyHead::kConv) {
     // AlphaZero's head: a full-width 3x3 convolution, then one plane per kind of move.
-    a.policy_head = PolicyHead::kConv;
     a.policy_channels = a.channels;
     a.policy_planes = layout.planes;
     a.policy_map = layout.map;
   }
   return a;
+}
+
+std::vector<float> BoardCellMask(const NetArchitecture& a) {
+  const size_t area = size_t(a.height) * size_t(a.width);
+  if (a.policy_map.empty()) return std::vector<float>(area, 1.0f);
+  std::vector<float> mask(area, 0.0f);
+  for (int32_t slot : a.policy_map) mask[size_t(slot) % area] = 1.0f;
+  return mask;
 }
 
 void ValidateArchitecture(const NetArchitecture& a, std::string_view source) {
@@ -77,6 +163,15 @@ void ValidateArchitecture(const NetArchitecture& a, std::string_view source) {
   check(a.policy_channels >= 1 && a.policy_channels <= 1024, "policy_channels", a.policy_channels);
   check(a.value_channels >= 1 && a.value_channels <= 1024, "value_channels", a.value_channels);
   check(a.value_hidden >= 1 && a.value_hidden <= 8192, "value_hidden", a.value_hidden);
+  check(a.global_pooling_channels >= 0 && a.global_pooling_channels <= a.channels,
+        "global_pooling_channels", a.global_pooling_channels);
+  if (a.global_pooling_channels > 0) {
+    check(a.global_pooling_every >= 1 && a.global_pooling_every <= a.blocks, "global_pooling_every",
+          a.global_pooling_every);
+  } else {
+    check(a.global_pooling_every == 0, "global_pooling_every (without pooled channels)",
+          a.global_pooling_every);
+  }
   if (a.policy_head == PolicyHead::kFc) {
     check(a.policy_planes == 0, "policy_planes (of an fc head)", a.policy_planes);
     check(a.policy_map.empty(), "policy_map size (of an fc head)", int(a.policy_map.size()));
@@ -104,9 +199,14 @@ std::string DescribeArchitecture(const NetArchitecture& a) {
   const std::string policy = a.policy_head == PolicyHead::kConv
                                  ? fmt::format("conv {}/{}", a.policy_channels, a.policy_planes)
                                  : fmt::format("fc {}", a.policy_channels);
-  return fmt::format("{}x{}{}, policy {}, value {}/{}, input {}x{}x{}, {} actions", a.blocks,
+  const std::string gpool =
+      a.global_pooling_channels > 0
+          ? fmt::format(" gpool {}/{}", a.global_pooling_channels, a.global_pooling_every)
+          : "";
+  return fmt::format("{}x{}{}{}, policy {}, value {}{}/{}, input {}x{}x{}, {} actions", a.blocks,
                      a.channels, a.squeeze_excitation ? fmt::format(" SE/{}", a.se_ratio) : "",
-                     policy, a.value_channels, a.value_hidden, a.input_planes, a.height, a.width,
+                     gpool, policy, a.value_head == ValueHead::kPool ? "pool " : "",
+                     a.value_channels, a.value_hidden, a.input_planes, a.height, a.width,
                      a.num_actions);
 }
 

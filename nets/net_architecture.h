@@ -2,8 +2,19 @@
 
 // The shape of a policy/value network (AlphaZero's residual tower, Lc0's heads): blocks x
 // channels of 3x3 residual blocks, optionally with squeeze-and-excitation, then a policy head and
-// a WDL value head (1x1 convolution, hidden layer, three outputs for win/draw/loss of the side to
-// move). The policy head is either
+// a WDL value head (three outputs for win/draw/loss of the side to move). The value head is either
+//   fc    1x1 convolution to value_channels, a hidden layer fully connected to every cell, the
+//         WDL layer (the first heads of vzero: each piece's worth is learned again on every cell),
+//         or
+//   pool  KataGo's pooled head (Wu 2019, section 4.1): 1x1 convolution to value_channels, ReLU,
+//         the mean and the maximum of each channel over the board's own cells (BoardCellMask),
+//         then the hidden layer and the WDL layer: material is counted once, wherever it stands.
+// With global_pooling_channels > 0, every global_pooling_every-th residual block of the tower is
+// KataGo's global pooling block: a second 3x3 convolution of the block's input to
+// global_pooling_channels channels, ReLU, their mean and maximum over the board's cells, and a
+// linear layer of those to one bias per channel, added to the block's first convolution before its
+// ReLU, so that every cell sees the whole board in one block (a 3x3 tower sees 2 cells further per
+// convolution). The policy head is either
 //   fc    1x1 convolution to policy_channels, fully connected layer to every action (the first
 //         heads of vzero; policy_channels * height * width * num_actions weights), or
 //   conv  AlphaZero's convolutional head: 3x3 convolution to policy_channels, ReLU, 1x1
@@ -22,6 +33,7 @@
 namespace vz::nets {
 
 enum class PolicyHead { kFc, kConv };
+enum class ValueHead { kFc, kPool };
 
 // "fc" or "conv".
 std::string_view PolicyHeadName(PolicyHead head);
@@ -29,6 +41,13 @@ std::string_view PolicyHeadName(PolicyHead head);
 // The policy head called `name` ("fc" or "conv"). Throws vz::Error naming `source`, the value and
 // the known names otherwise.
 PolicyHead ParsePolicyHead(std::string_view name, std::string_view source);
+
+// "fc" or "pool".
+std::string_view ValueHeadName(ValueHead head);
+
+// The value head called `name` ("fc" or "pool"). Throws vz::Error naming `source`, the value and
+// the known names otherwise.
+ValueHead ParseValueHead(std::string_view name, std::string_view source);
 
 struct NetArchitecture {
   int blocks = 1;
@@ -47,7 +66,12 @@ struct NetArchitecture {
   std::vector<int32_t> policy_map;
   int value_channels = 1;  // channels of the 1x1 convolution feeding the value layers
   int value_hidden = 32;   // hidden units of the value head
-  std::string preset;      // preset name it came from, or ""
+  ValueHead value_head = ValueHead::kFc;
+  // Global pooling blocks (above): the pooled channels of each (0 = none), and which blocks carry
+  // them: block i (from 0) when (i + 1) % global_pooling_every == 0 (0 when there are none).
+  int global_pooling_channels = 0;
+  int global_pooling_every = 0;
+  std::string preset;  // preset name it came from, or ""
 
   bool operator==(const NetArchitecture&) const = default;
 };
@@ -73,16 +97,30 @@ PolicyLayout PolicyLayoutFor() {
   return layout;
 }
 
-// Names of the presets: "tiny" and "small" for the CPU (tests, demos), "medium" and "large" for
-// GPUs, all with the conv policy head; "tiny-fc", "small-fc", "medium-fc" and "large-fc" are the
-// same towers with the fully connected head of the first vzero nets.
+// Names of the named presets: "tiny" and "small" for the CPU (tests, demos), "medium" and "large"
+// for GPUs, all with the conv policy head and the fc value head; "tiny-fc", "small-fc",
+// "medium-fc" and "large-fc" are the same towers with the fully connected policy head of the first
+// vzero nets. Every preset name is a tower and options joined by '-' (PresetArchitecture).
 const std::vector<std::string>& PresetNames();
 
 // The preset `name` for an input of [planes][height][width], `num_actions` policy outputs and
-// the game's conv policy `layout`. Throws vz::Error naming the preset and listing the known ones
-// if there is no such preset.
+// the game's conv policy `layout`. A name is a tower, then options in any order, joined by '-':
+//   tower   tiny (1x16), small (4x32 SE), medium (10x128 SE), large (20x256 SE), or bNcM (N
+//           blocks of M channels, as KataGo's b6c96: N in 1..64, M in 8..1024; SE only with -se,
+//           policy 2 / value 2x64 channels)
+//   se      squeeze-and-excitation in every block
+//   fc      the fully connected policy head (else the conv head)
+//   vpool   the pooled value head, value_channels = the tower's channels
+//   gpool   global pooling blocks: max(4, channels / 4) pooled channels in every second block
+//           (every third from 6 blocks on; the one block of a 1-block tower)
+// e.g. "tiny", "small-fc", "b6c32-gpool-vpool". Throws vz::Error naming the preset and saying what
+// is wrong if the name is not of that form.
 NetArchitecture PresetArchitecture(std::string_view name, int planes, int height, int width,
                                    int num_actions, const PolicyLayout& layout);
+
+// Throws PresetArchitecture's error if `name` is not a preset name (checks the name alone, for
+// configs read before the game's shapes are known).
+void CheckPresetName(std::string_view name);
 
 // The preset for game G's encoding (engine/input_encoding.h).
 template <Game G>
@@ -92,14 +130,24 @@ NetArchitecture PresetArchitectureFor(std::string_view name) {
                             PolicyLayoutFor<G>());
 }
 
+// The board's own cells of the grid, float[height * width] (row-major): 1 for a cell that some
+// action of the conv policy head reads its logit at (the from cell of every move: every cell a
+// piece can stand on and move from), 0 for the padding of a board that is not a rectangle (Chaco
+// Rex's 9x19 grid of 85 hexagons, Cuarenta's 40 light squares of 9x9); every cell is 1 for an fc
+// policy head. What the pooling of the value head and the global pooling blocks average over.
+std::vector<float> BoardCellMask(const NetArchitecture& architecture);
+
 // Throws vz::Error naming `source` and the first bad field if a size is out of range (blocks
-// 0..64, channels 1..1024, every other size >= 1, se_ratio dividing nothing to zero), or if the
+// 0..64, channels 1..1024, every other size >= 1, se_ratio dividing nothing to zero,
+// global_pooling_channels 0..channels with global_pooling_every 1..blocks exactly when it is not
+// 0), or if the
 // conv head's policy_planes is not in 1..4096 or its policy_map does not send every action to
 // its own index in [0, policy_planes * height * width) (an fc head must have neither).
 void ValidateArchitecture(const NetArchitecture& architecture, std::string_view source);
 
 // One line: "10x128 SE, policy conv 128/96, value 4/128, input 12x12x12, 13824 actions" (fc
-// heads: "policy fc 8").
+// heads: "policy fc 8"; a pooled value head "value pool 128/128"; global pooling blocks add
+// " gpool 32/3" after the tower: pooled channels / every how many blocks).
 std::string DescribeArchitecture(const NetArchitecture& architecture);
 
 }  // namespace vz::nets

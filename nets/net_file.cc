@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <ctime>
@@ -71,7 +72,9 @@ std::string UtcNow() {
 std::string SerializeNetFile(const NetFile& net) {
   proto::Net message;
   const bool conv = net.architecture.policy_head == PolicyHead::kConv;
-  message.set_format_version(conv ? 2u : 1u);
+  const bool pooling = net.architecture.value_head == ValueHead::kPool ||
+                       net.architecture.global_pooling_channels > 0;
+  message.set_format_version(pooling ? 3u : conv ? 2u : 1u);
   message.set_game(net.game);
   message.mutable_input_encoding()->set_name(net.input_encoding);
   message.mutable_input_encoding()->set_version(uint32_t(net.input_version));
@@ -95,6 +98,11 @@ std::string SerializeNetFile(const NetFile& net) {
     arch->set_policy_head(std::string(PolicyHeadName(a.policy_head)));
     arch->set_policy_planes(uint32_t(a.policy_planes));
     for (int32_t slot : a.policy_map) arch->add_policy_map(uint32_t(slot));
+  }
+  if (pooling) {
+    arch->set_value_head(std::string(ValueHeadName(a.value_head)));
+    arch->set_global_pooling_channels(uint32_t(a.global_pooling_channels));
+    arch->set_global_pooling_every(uint32_t(a.global_pooling_every));
   }
   for (const NetTensor& tensor : net.tensors) {
     proto::Tensor* t = message.add_tensors();
@@ -182,6 +190,16 @@ NetFile ParseNetFile(std::string_view bytes, std::string_view source) {
                       : ParsePolicyHead(arch.policy_head(), fmt::format("net file {}", source));
   if (a.policy_head == PolicyHead::kConv && net.format_version < 2) {
     throw Error(fmt::format("net file {}: a conv policy head in a format version {} file", source,
+                            net.format_version));
+  }
+  a.value_head = arch.value_head().empty()
+                     ? ValueHead::kFc
+                     : ParseValueHead(arch.value_head(), fmt::format("net file {}", source));
+  a.global_pooling_channels = int(std::min<uint32_t>(arch.global_pooling_channels(), 1u << 20));
+  a.global_pooling_every = int(std::min<uint32_t>(arch.global_pooling_every(), 1u << 20));
+  if ((a.value_head == ValueHead::kPool || a.global_pooling_channels > 0) &&
+      net.format_version < 3) {
+    throw Error(fmt::format("net file {}: pooling in a format version {} file", source,
                             net.format_version));
   }
   a.policy_planes = int(arch.policy_planes());

@@ -27,7 +27,7 @@
 
 namespace vz::nets {
 
-inline constexpr int kNetFormatVersion = 2;  // the newest version this build reads and writes
+inline constexpr int kNetFormatVersion = 3;  // the newest version this build reads and writes
 inline constexpr int kOldestNetFormatVersion = 1;
 
 // A float32 tensor of the network's state (a parameter or a batch-norm running statistic).

@@ -223,14 +223,18 @@ void CheckDevice(std::string_view key, const std::string& device) {
   KeyError(key, fmt::format("'{}' is not a device (auto, cpu, cuda, cuda:N)", device));
 }
 
-const std::vector<std::string>& NetPresetNames() {
+void CheckNetPreset(std::string_view key, const std::string& preset) {
 #if VZ_HAVE_TORCH
-  return nets::PresetNames();
+  try {
+    nets::CheckPresetName(preset);
+  } catch (const Error& error) {
+    KeyError(key, error.what());
+  }
 #else
-  // Builds without LibTorch have no nets/ library; the names of nets/net_architecture.cc.
-  static const std::vector<std::string> names = {"tiny",    "small",    "medium",    "large",
-                                                 "tiny-fc", "small-fc", "medium-fc", "large-fc"};
-  return names;
+  // Builds without LibTorch have no nets/ library and make no nets: the named presets of
+  // nets/net_architecture.cc only.
+  CheckOneOf(key, preset,
+             {"tiny", "small", "medium", "large", "tiny-fc", "small-fc", "medium-fc", "large-fc"});
 #endif
 }
 
@@ -414,7 +418,7 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
   }
 
   const proto::NetConfig& net = config.net();
-  CheckOneOf("net.preset", net.preset(), NetPresetNames());
+  CheckNetPreset("net.preset", net.preset());
 
   const std::vector<std::string> precisions = {"auto", "fp32", "fp16", "bf16"};
   const proto::SelfPlayConfig& s = config.selfplay();

@@ -234,9 +234,9 @@ TEST(PolicyHeadTest, BadHeadFieldsAreRejectedWithOneLine) {
   EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(message), "b.vznet"); }),
             "net file b.vznet: a conv policy head in a format version 1 file");
   message = MessageOf(conv);
-  message.set_format_version(3);
+  message.set_format_version(4);
   EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(message), "b.vznet"); }),
-            "net file b.vznet: format version 3, this vzero reads versions 1 to 2");
+            "net file b.vznet: format version 4, this vzero reads versions 1 to 3");
   message = MessageOf(conv);
   message.mutable_architecture()->set_policy_map(7, 113 * 64);
   EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(message), "b.vznet"); }),

@@ -1,0 +1,295 @@
+// Global pooling (nets/net_architecture.h, nets/model.h; KataGo, Wu 2019): the preset grammar,
+// the board cells the pooling averages over, and a pooled net's WDL checked against a plain C++
+// evaluation of its own tensors; net files keep the pooling (format version 3).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/encodings.h"
+#include "nets/fresh_net.h"
+#include "nets/net_file.h"
+#include "nets/net_runner.h"
+#include "proto/net.pb.h"
+#include "tests/test_util.h"
+
+namespace vz::nets {
+namespace {
+
+const bool kSingleThread = (SetCpuThreads(1), true);
+
+using ChacoRex = chaco_rex::ChacoRexGame;
+using vz::testing::ErrorOf;
+
+TEST(PoolingTest, PresetNamesAreATowerAndOptions) {
+  const NetArchitecture a = PresetArchitectureFor<ChacoRex>("b6c32-gpool-vpool");
+  EXPECT_EQ(a.blocks, 6);
+  EXPECT_EQ(a.channels, 32);
+  EXPECT_FALSE(a.squeeze_excitation);
+  EXPECT_EQ(a.policy_head, PolicyHead::kConv);
+  EXPECT_EQ(a.value_head, ValueHead::kPool);
+  EXPECT_EQ(a.value_channels, 32);
+  EXPECT_EQ(a.global_pooling_channels, 8);
+  EXPECT_EQ(a.global_pooling_every, 3);
+  EXPECT_EQ(DescribeArchitecture(a),
+            "6x32 gpool 8/3, policy conv 32/321, value pool 32/64, input 15x9x19, 7285 actions");
+  // Options in any order; the named towers keep their sizes.
+  const NetArchitecture tiny = PresetArchitectureFor<ChacoRex>("tiny-vpool-fc");
+  EXPECT_EQ(tiny.blocks, 1);
+  EXPECT_EQ(tiny.channels, 16);
+  EXPECT_EQ(tiny.policy_head, PolicyHead::kFc);
+  EXPECT_EQ(tiny.value_head, ValueHead::kPool);
+  EXPECT_EQ(tiny.global_pooling_channels, 0);
+  EXPECT_EQ(PresetArchitectureFor<ChacoRex>("tiny-gpool").global_pooling_every, 1);
+  EXPECT_EQ(PresetArchitectureFor<ChacoRex>("b4c16-se-gpool").global_pooling_every, 2);
+  EXPECT_TRUE(PresetArchitectureFor<ChacoRex>("b4c16-se").squeeze_excitation);
+  // The named presets are what they were.
+  EXPECT_EQ(PresetArchitectureFor<ChacoRex>("small").value_head, ValueHead::kFc);
+  EXPECT_EQ(PresetArchitectureFor<ChacoRex>("small").global_pooling_channels, 0);
+
+  const std::string grammar =
+      " (a preset is tiny, small, medium, large or bNcM, then any of -se, -fc, -vpool, -gpool; "
+      "e.g. tiny, small, medium, large, tiny-fc, small-fc, medium-fc, large-fc, "
+      "b6c32-gpool-vpool)";
+  EXPECT_EQ(ErrorOf([] { CheckPresetName("huge"); }),
+            "net preset 'huge': unknown tower 'huge'" + grammar);
+  EXPECT_EQ(ErrorOf([] { CheckPresetName("b0c32"); }),
+            "net preset 'b0c32': tower 'b0c32' outside b1..64 and c8..1024" + grammar);
+  EXPECT_EQ(ErrorOf([] { CheckPresetName("b6c"); }),
+            "net preset 'b6c': unknown tower 'b6c'" + grammar);
+  EXPECT_EQ(ErrorOf([] { CheckPresetName("tiny-wide"); }),
+            "net preset 'tiny-wide': unknown option 'wide'" + grammar);
+  EXPECT_EQ(ErrorOf([] { CheckPresetName("small-se"); }),
+            "net preset 'small-se': option 'se' given twice" + grammar);
+  EXPECT_EQ(ErrorOf([] { CheckPresetName("tiny-"); }),
+            "net preset 'tiny-': unknown option ''" + grammar);
+  EXPECT_EQ(ErrorOf([] { CheckPresetName("b6c32-gpool-vpool"); }), "");
+}
+
+// The cells of each game's board: Chaco Rex's 85 hexagons (its encoding marks them in a plane of
+// their own), Cuarenta's 40 light squares, draughts' 32 dark squares, all 144 of Chad.
+TEST(PoolingTest, BoardCellsAreTheGamesOwnCells) {
+  const auto count = [](const std::vector<float>& mask) {
+    return std::count(mask.begin(), mask.end(), 1.0f);
+  };
+  using E = InputEncoding<ChacoRex>;
+  const std::vector<float> mask = BoardCellMask(PresetArchitectureFor<ChacoRex>("tiny"));
+  ASSERT_EQ(mask.size(), size_t(E::kHeight * E::kWidth));
+  EXPECT_EQ(count(mask), 85);
+  std::vector<float> planes(E::kSize);
+  E::Encode(ChacoRex::InitialPosition(), 1, planes.data());
+  for (int cell = 0; cell < E::kHeight * E::kWidth; ++cell) {
+    EXPECT_EQ(mask[size_t(cell)], planes[size_t(E::kRealCells * E::kHeight * E::kWidth + cell)])
+        << "cell " << cell;
+  }
+  EXPECT_EQ(count(BoardCellMask(PresetArchitectureFor<cuarenta::CuarentaGame>("tiny"))), 40);
+  EXPECT_EQ(count(BoardCellMask(PresetArchitectureFor<draughts::DraughtsGame>("tiny"))), 32);
+  EXPECT_EQ(count(BoardCellMask(PresetArchitectureFor<chad::ChadGame>("tiny"))), 144);
+  // An fc policy head has no layout: every grid cell.
+  EXPECT_EQ(count(BoardCellMask(PresetArchitectureFor<ChacoRex>("tiny-fc"))), 9 * 19);
+}
+
+const NetTensor& TensorOf(const NetFile& net, const std::string& name) {
+  const NetTensor* tensor = net.Find(name);
+  if (tensor == nullptr) throw Error("test: no tensor " + name);
+  return *tensor;
+}
+
+using Planes = std::vector<double>;  // [channels][height][width]
+
+// batch norm(convolution `unit` of its k x k size, zero padding) of x (eval mode), ReLU'd or not.
+Planes ConvBn(const NetFile& net, const std::string& unit, const Planes& x, int height, int width,
+              bool relu) {
+  const NetTensor& weight = TensorOf(net, unit + ".conv.weight");
+  const int out = int(weight.shape[0]), in = int(weight.shape[1]), k = int(weight.shape[2]);
+  const auto& gamma = TensorOf(net, unit + ".bn.weight").data;
+  const auto& beta = TensorOf(net, unit + ".bn.bias").data;
+  const auto& mean = TensorOf(net, unit + ".bn.running_mean").data;
+  const auto& var = TensorOf(net, unit + ".bn.running_var").data;
+  Planes y(size_t(out * height * width));
+  for (int o = 0; o < out; ++o) {
+    for (int r = 0; r < height; ++r) {
+      for (int c = 0; c < width; ++c) {
+        double sum = 0;
+        for (int i = 0; i < in; ++i) {
+          for (int dr = 0; dr < k; ++dr) {
+            for (int dc = 0; dc < k; ++dc) {
+              const int rr = r + dr - k / 2, cc = c + dc - k / 2;
+              if (rr < 0 || rr >= height || cc < 0 || cc >= width) continue;
+              sum += double(weight.data[size_t(((o * in + i) * k + dr) * k + dc)]) *
+                     x[size_t((i * height + rr) * width + cc)];
+            }
+          }
+        }
+        const double bn =
+            (sum - mean[size_t(o)]) / std::sqrt(double(var[size_t(o)]) + 1e-5) * gamma[size_t(o)] +
+            beta[size_t(o)];
+        y[size_t((o * height + r) * width + c)] = relu ? std::max(0.0, bn) : bn;
+      }
+    }
+  }
+  return y;
+}
+
+// Mean then maximum of each channel of x over the cells `cells` (which holds >= 0 values).
+std::vector<double> Pool(const Planes& x, int channels, int area, const std::vector<int>& cells) {
+  std::vector<double> pooled(size_t(2 * channels));
+  for (int c = 0; c < channels; ++c) {
+    double sum = 0, most = 0;
+    for (int cell : cells) {
+      sum += x[size_t(c * area + cell)];
+      most = std::max(most, x[size_t(c * area + cell)]);
+    }
+    pooled[size_t(c)] = sum / double(cells.size());
+    pooled[size_t(channels + c)] = most;
+  }
+  return pooled;
+}
+
+std::vector<double> Linear(const NetFile& net, const std::string& name,
+                           const std::vector<double>& x) {
+  const NetTensor& weight = TensorOf(net, name + ".weight");
+  const auto& bias = TensorOf(net, name + ".bias").data;
+  const int out = int(weight.shape[0]), in = int(weight.shape[1]);
+  std::vector<double> y(static_cast<size_t>(out));
+  for (int o = 0; o < out; ++o) {
+    double sum = bias[size_t(o)];
+    for (int i = 0; i < in; ++i) sum += double(weight.data[size_t(o * in + i)]) * x[size_t(i)];
+    y[size_t(o)] = sum;
+  }
+  return y;
+}
+
+// The WDL probabilities of a net of one global pooling block and the pooled value head, by hand.
+std::vector<double> ReferenceWdl(const NetFile& net, const std::vector<float>& input) {
+  const NetArchitecture& a = net.architecture;
+  const int area = a.height * a.width;
+  std::vector<int> cells;
+  const std::vector<float> mask = BoardCellMask(a);
+  for (int cell = 0; cell < area; ++cell) {
+    if (mask[size_t(cell)] == 1.0f) cells.push_back(cell);
+  }
+  const Planes x = ConvBn(net, "input", Planes(input.begin(), input.end()), a.height, a.width,
+                          /*relu=*/true);
+  Planes y = ConvBn(net, "tower.0.conv1", x, a.height, a.width, /*relu=*/false);
+  const Planes pooled_planes = ConvBn(net, "tower.0.pool", x, a.height, a.width, /*relu=*/true);
+  const std::vector<double> bias =
+      Linear(net, "tower.0.pool_fc", Pool(pooled_planes, a.global_pooling_channels, area, cells));
+  for (int c = 0; c < a.channels; ++c) {
+    for (int cell = 0; cell < area; ++cell) {
+      double& v = y[size_t(c * area + cell)];
+      v = std::max(0.0, v + bias[size_t(c)]);
+    }
+  }
+  const Planes z = ConvBn(net, "tower.0.conv2", y, a.height, a.width, /*relu=*/false);
+  Planes trunk(x.size());
+  for (size_t i = 0; i < x.size(); ++i) trunk[i] = std::max(0.0, x[i] + z[i]);
+  const Planes value = ConvBn(net, "value", trunk, a.height, a.width, /*relu=*/true);
+  std::vector<double> hidden = Linear(net, "value_fc1", Pool(value, a.value_channels, area, cells));
+  for (double& h : hidden) h = std::max(0.0, h);
+  const std::vector<double> logits = Linear(net, "value_fc2", hidden);
+  const double top = *std::max_element(logits.begin(), logits.end());
+  double total = 0;
+  std::vector<double> wdl(3);
+  for (int i = 0; i < 3; ++i) total += wdl[size_t(i)] = std::exp(logits[size_t(i)] - top);
+  for (double& p : wdl) p /= total;
+  return wdl;
+}
+
+// A Chaco Rex b1c8-gpool-vpool net with its batch norms moved off the identity, so that the
+// padding cells of the 9x19 grid carry values the pooling must leave out.
+NetFile PooledNet(uint64_t seed) {
+  NetFile net = FreshNetForGame<ChacoRex>("b1c8-gpool-vpool", seed);
+  std::mt19937 random{uint32_t(seed)};
+  std::uniform_real_distribution<float> uniform(0.5f, 2.0f);
+  for (NetTensor& tensor : net.tensors) {
+    if (tensor.name.find(".bn.") == std::string::npos) continue;
+    for (float& x : tensor.data) {
+      x = tensor.name.ends_with("running_mean") ? uniform(random) - 1.25f : uniform(random);
+    }
+  }
+  return net;
+}
+
+TEST(PoolingTest, PooledNetIsItsTensorsEvaluatedByHand) {
+  using E = InputEncoding<ChacoRex>;
+  const NetFile net = PooledNet(7);
+  ASSERT_NE(net.Find("tower.0.pool.conv.weight"), nullptr);
+  ASSERT_NE(net.Find("tower.0.pool_fc.weight"), nullptr);
+  EXPECT_EQ(TensorOf(net, "value_fc1.weight").shape,
+            (std::vector<int64_t>{net.architecture.value_hidden, 2 * 8}));
+  std::vector<ChacoRex::Position> positions;
+  vz::testing::ForRandomPositions<ChacoRex>(
+      1, 6, 3,
+      [&](const ChacoRex::Position& p, const ChacoRex::MoveList&) { positions.push_back(p); });
+  const int batch = int(positions.size());
+  ASSERT_EQ(batch, 6);
+  std::vector<float> input(size_t(batch * E::kSize));
+  for (int i = 0; i < batch; ++i) {
+    E::Encode(positions[size_t(i)], 1, &input[size_t(i * E::kSize)]);
+  }
+  for (const bool fold : {false, true}) {
+    NetRunner runner(net, "pooled.vznet", "cpu", "fp32", {.fold_batch_norm = fold});
+    std::vector<float> policy(size_t(batch * E::kNumActions)), wdl(size_t(batch * 3));
+    runner.RunAll(input.data(), batch, policy.data(), wdl.data());
+    for (int i = 0; i < batch; ++i) {
+      const std::vector<double> expected = ReferenceWdl(
+          net,
+          std::vector<float>(input.begin() + i * E::kSize, input.begin() + (i + 1) * E::kSize));
+      for (int k = 0; k < 3; ++k) {
+        EXPECT_NEAR(wdl[size_t(i * 3 + k)], expected[size_t(k)], 1e-4)
+            << "position " << i << " outcome " << k << " fold " << fold;
+      }
+    }
+  }
+}
+
+std::string Frame(const proto::Net& message) {
+  std::string payload;
+  message.SerializeToString(&payload);
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : payload) hash = (hash ^ c) * 0x100000001b3ull;
+  std::string out("VZNET\0\0\1", 8);
+  for (uint64_t value : {uint64_t(payload.size()), hash}) {
+    for (int i = 0; i < 8; ++i) out.push_back(char((value >> (8 * i)) & 0xff));
+  }
+  return out + payload;
+}
+
+TEST(PoolingTest, NetFilesKeepThePoolingAsFormatVersion3) {
+  const NetFile net = PooledNet(3);
+  const std::string bytes = SerializeNetFile(net);
+  const NetFile back = ParseNetFile(bytes, "p.vznet");
+  EXPECT_EQ(back.format_version, 3);
+  EXPECT_EQ(back.architecture, net.architecture);
+  EXPECT_EQ(ErrorOf([&] { CheckNetForGame<ChacoRex>(back, "p.vznet"); }), "");
+  // Nets without pooling keep the version they had.
+  EXPECT_EQ(
+      ParseNetFile(SerializeNetFile(FreshNetForGame<ChacoRex>("tiny", 1)), "t").format_version, 2);
+  proto::Net message;
+  ASSERT_TRUE(message.ParseFromString(bytes.substr(24)));
+  EXPECT_EQ(message.architecture().value_head(), "pool");
+  proto::Net old = message;
+  old.set_format_version(2);
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(old), "p.vznet"); }),
+            "net file p.vznet: pooling in a format version 2 file");
+  proto::Net bad = message;
+  bad.mutable_architecture()->set_value_head("attention");
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(bad), "p.vznet"); }),
+            "net file p.vznet: unknown value head 'attention' (known: fc, pool)");
+  bad = message;
+  bad.mutable_architecture()->set_global_pooling_every(2);
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(bad), "p.vznet"); }),
+            "net file p.vznet: architecture field global_pooling_every = 2 is out of range");
+  bad = message;
+  bad.mutable_architecture()->set_global_pooling_channels(9);
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(bad), "p.vznet"); }),
+            "net file p.vznet: architecture field global_pooling_channels = 9 is out of range");
+}
+
+}  // namespace
+}  // namespace vz::nets
