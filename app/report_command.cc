@@ -9,6 +9,7 @@
 
 #include "app/commands.h"
 #include "engine/core/error.h"
+#include "records/metrics_reader.h"
 #include "selfplay/run_report.h"
 
 namespace vz::app {

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "app/commands.h"
-#include "arena/record.h"
 #include "engine/core/error.h"
 #include "engine/registry.h"
+#include "records/pgn_record.h"
 #include "serve/line_io.h"
 
 namespace vz::app {

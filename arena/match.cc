@@ -13,10 +13,10 @@
 
 #include "arena/match_games.h"
 #include "arena/player.h"
-#include "arena/record.h"
 #include "engine/alphabeta/evaluation.h"
 #include "engine/core/zobrist.h"
 #include "engine/games.h"
+#include "records/pgn_record.h"
 
 namespace vz {
 

@@ -16,11 +16,11 @@
 
 #include "arena/match.h"
 #include "arena/player.h"
-#include "arena/record.h"
 #include "engine/alphabeta/evaluation.h"
 #include "engine/core/game_state.h"
 #include "engine/core/zobrist.h"
 #include "engine/search/search_driver.h"
+#include "records/pgn_record.h"
 
 namespace vz {
 

@@ -4,14 +4,20 @@
 
 #include <fmt/core.h>
 
+#include "engine/core/macros.h"
 #include "nets/net_runner.h"
 
 namespace vz::nets {
 
-std::string ResolveDevice(const std::string& device) {
-  if (device == "auto") return CudaDeviceCount() > 0 ? "cuda:0" : "cpu";
+std::string ResolveDevice(const std::string& device, int local_rank) {
+  VZ_CHECK(local_rank >= 0);
+  if (device == "auto" || device == "cuda") {
+    // "cuda" for rank 0 needs no count (and no LibTorch start-up).
+    const int count = device == "auto" || local_rank > 0 ? CudaDeviceCount() : 1;
+    if (count == 0) return device == "auto" ? "cpu" : "cuda:0";
+    return "cuda:" + std::to_string(local_rank % count);
+  }
   if (device == "cpu") return "cpu";
-  if (device == "cuda") return "cuda:0";
   if (device.starts_with("cuda:")) {
     const std::string digits = device.substr(5);
     if (!digits.empty() && digits.size() <= 3 &&

@@ -20,11 +20,14 @@
 
 namespace vz::nets {
 
-// The device `device` names, normalised: "auto" -> "cuda:0" when LibTorch sees a CUDA device,
-// else "cpu"; "cpu" -> "cpu"; "cuda" -> "cuda:0"; "cuda:N" -> "cuda:N" (N without leading
-// zeros). Whether that CUDA device exists is checked when a net is loaded on it (NetRunner).
-// Throws vz::Error naming the string for anything else.
-std::string ResolveDevice(const std::string& device);
+// The device `device` names for the process of local rank `local_rank` (nets/distributed.h; 0
+// outside a distributed job), normalised: "auto" and "cuda" -> "cuda:<local_rank mod the number
+// of CUDA devices LibTorch sees>" (each rank its own GPU, whether it sees all of its machine's GPUs
+// or only its own), except that "auto" is "cpu" and "cuda" is "cuda:0" when LibTorch sees none;
+// "cpu" -> "cpu"; "cuda:N" -> "cuda:N" (N without leading zeros, whatever the rank). Whether that
+// CUDA device exists is checked when a net is loaded on it (NetRunner). Throws vz::Error naming
+// the string for anything else; `local_rank` must be >= 0 (VZ_CHECK).
+std::string ResolveDevice(const std::string& device, int local_rank = 0);
 
 // True when MakeNetEvaluator uses the GPU evaluator for the resolved device `resolved`.
 bool UsesCudaEvaluator(const std::string& resolved);

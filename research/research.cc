@@ -9,16 +9,17 @@
 #include <filesystem>
 #include <optional>
 
-#include "engine/search/mcts.h"
+#include "arena/player.h"
 #include "engine/core/atomic_file.h"
+#include "engine/core/clock.h"
+#include "engine/games.h"
+#include "engine/search/mcts.h"
 #include "nets/net_file.h"
+#include "records/game_record.h"
+#include "records/run_files.h"
 #include "research/board_svg.h"
 #include "research/report.h"
 #include "research/study.h"
-#include "engine/games.h"
-#include "selfplay/game_record.h"
-#include "arena/player.h"
-#include "selfplay/run_dir.h"
 
 namespace vz::research {
 namespace {
@@ -57,8 +58,7 @@ class Progress {
     plies_ += game.plies;
     const bool tenth = done_ * 10 / total_ != (done_ - 1) * 10 / total_;
     if (!tty_ && !tenth && done_ != total_) return;
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double seconds = SecondsSince(start_);
     const std::string line = fmt::format(
         "research [{}] games {}/{}  White {} draws {} Black {}  White's score {:.3f}  "
         "{:.1f} plies/s",

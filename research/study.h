@@ -8,7 +8,7 @@
 // material over the game, captures and promotions per piece kind).
 //
 // Games come from matches (arena/match.h: MatchGame) or from a training run's record chunks
-// (selfplay/game_record.h: proto::GameRecord) and are held as StudyGame, which keeps what every
+// (records/game_record.h: proto::GameRecord) and are held as StudyGame, which keeps what every
 // table needs: the start, the moves, the result, how the game ended and the searches' values.
 // Functions over StudyGame are templates over the game type where they replay moves.
 // Thread-safety: none shared; the functions are pure apart from the evaluator they are given.
@@ -23,15 +23,15 @@
 #include <string>
 #include <vector>
 
+#include "arena/match.h"
 #include "engine/alphabeta/evaluation.h"
 #include "engine/core/error.h"
 #include "engine/core/game_state.h"
 #include "engine/search/evaluator.h"
 #include "proto/train.pb.h"
+#include "records/pgn_record.h"
 #include "research/pieces.h"
 #include "research/statistics.h"
-#include "arena/match.h"
-#include "arena/record.h"
 
 namespace vz::research {
 

@@ -18,7 +18,7 @@ source scripts/sanitizer_build.sh
 build_dir="${VZ_ASAN_BUILD_DIR:-build-asan}"
 # The default list (what CI runs): in-process tests of the parsers, the rules and the search.
 tests=(conformance_test perft_data_test search_mcts_test search_driver_test search_gumbel_test
-       uci_engine_test analysis_test selfplay_game_record_test selfplay_replay_window_test
+       uci_engine_test analysis_test game_record_test run_files_test selfplay_replay_window_test
        selfplay_train_config_test match_test run_dir_test)
 if [[ "${VZ_ASAN_TESTS:-}" == all ]]; then tests=(all); fi
 vz_sanitizer_build "$build_dir" address,undefined ON fuzz "${tests[@]}"

@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/core/clock.h"
 #include "engine/core/error.h"
 #include "engine/core/game.h"
 #include "engine/core/macros.h"
@@ -29,7 +30,6 @@
 #include "nets/augment.h"
 #include "nets/trainer.h"
 #include "selfplay/replay_window.h"
-#include "selfplay/run_dir.h"
 
 namespace vz {
 

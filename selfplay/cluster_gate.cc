@@ -19,10 +19,11 @@
 #include <thread>
 
 #include "arena/match.h"
-#include "arena/record.h"
 #include "engine/core/atomic_file.h"
+#include "engine/core/clock.h"
 #include "engine/core/error.h"
 #include "nets/net_file.h"
+#include "records/pgn_record.h"
 #include "selfplay/gating.h"
 #include "selfplay/strength.h"
 #include "selfplay/train_config.h"

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "engine/core/atomic_file.h"
+#include "engine/core/clock.h"
 #include "engine/core/error.h"
 #include "engine/core/fnv.h"
 #include "engine/core/zobrist.h"
@@ -26,8 +27,8 @@
 #include "nets/net_evaluator.h"
 #include "nets/net_file.h"
 #include "nets/net_runner.h"
+#include "records/game_record.h"
 #include "selfplay/concurrent_actors.h"
-#include "selfplay/game_record.h"
 #include "selfplay/train_config.h"
 
 namespace vz {
@@ -52,7 +53,8 @@ class SelfPlayWorker {
   SelfPlayWorkerOutcome Run() {
     std::atomic<bool>& stop = RoleStopFlag();
     ScanOwnRecords();
-    device_ = ResolveDevice(config_.selfplay().device(), nets::ReadDistributedEnv().local_rank);
+    device_ =
+        nets::ResolveDevice(config_.selfplay().device(), nets::ReadDistributedEnv().local_rank);
     if (config_.selfplay().cpu_threads() > 0) nets::SetCpuThreads(config_.selfplay().cpu_threads());
     groups_ = ActorGroupCount(config_.selfplay());
     // The first net: the trainer writes it; wait for it.

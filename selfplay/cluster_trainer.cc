@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "engine/core/atomic_file.h"
+#include "engine/core/clock.h"
 #include "engine/core/error.h"
 #include "engine/core/fnv.h"
 #include "engine/core/zobrist.h"
@@ -29,12 +30,13 @@
 #include "nets/augment.h"
 #include "nets/distributed.h"
 #include "nets/fresh_net.h"
+#include "nets/net_evaluator.h"
 #include "nets/net_file.h"
 #include "nets/net_runner.h"
 #include "nets/sample_codec.h"
 #include "nets/trainer.h"
+#include "records/game_record.h"
 #include "selfplay/batch_prefetch.h"
-#include "selfplay/game_record.h"
 #include "selfplay/replay_window.h"
 #include "selfplay/run_report.h"
 #include "selfplay/train_config.h"
@@ -193,7 +195,7 @@ class TrainerRole {
     options.schedule = o.schedule();
     options.total_steps = int64_t(o.total_steps());
     options.warmup_steps = int64_t(o.warmup_steps());
-    options.device = ResolveDevice(o.device(), env_.local_rank);
+    options.device = nets::ResolveDevice(o.device(), env_.local_rank);
     options.precision = o.precision().empty() ? "auto" : o.precision();
     options.seed = config_.seed();
     options.process_group = group_;
@@ -663,7 +665,7 @@ TrainerRoleOutcome RunTrainerRole(const TrainerRoleRequest& request) {
   }
   std::unique_ptr<nets::ProcessGroup> group;
   if (env.distributed()) {
-    const std::string device = ResolveDevice(config->optimizer().device(), env.local_rank);
+    const std::string device = nets::ResolveDevice(config->optimizer().device(), env.local_rank);
     log.Info(fmt::format("joining the process group as {}", env.Describe()));
     group = std::make_unique<nets::ProcessGroup>(env, IsCuda(device) ? device : "cpu");
     log.Info(fmt::format("process group ready: {} ranks, backend {}", group->world_size(),

@@ -83,59 +83,6 @@ void MetricsFile::Write(const nlohmann::json& object) {
   if (!out_) throw Error("metrics file " + path_ + ": write failed");
 }
 
-std::string ResolveDevice(const std::string& device, int local_rank) {
-  if (device != "auto" && device != "cuda") return device;
-#if VZ_HAVE_TORCH
-  const int count = nets::CudaDeviceCount();
-#else
-  const int count = 0;
-#endif
-  if (count == 0) return device == "auto" ? "cpu" : device;
-  // Every rank sees all GPUs of its machine (local rank N takes GPU N), or only its own one.
-  return fmt::format("cuda:{}", local_rank % count);
-}
-
-int HighestGeneration(const std::string& nets_dir) {
-  int highest = 0;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(nets_dir, error)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() == 15 && name.rfind("best-", 0) == 0 && name.ends_with(".vznet")) {
-      const std::string digits = name.substr(5, 4);
-      if (digits.find_first_not_of("0123456789") == std::string::npos) {
-        highest = std::max(highest, std::stoi(digits));
-      }
-    }
-  }
-  return highest;
-}
-
-std::string GenerationFile(int generation) { return fmt::format("best-{:04d}.vznet", generation); }
-
-std::string StepFile(std::string_view prefix, int64_t step, std::string_view extension) {
-  return fmt::format("{}{:08d}.{}", prefix, step, extension);
-}
-
-int64_t StepOfFile(std::string_view name, std::string_view prefix, std::string_view extension) {
-  if (name.size() != prefix.size() + 8 + 1 + extension.size() || !name.starts_with(prefix) ||
-      name[prefix.size() + 8] != '.' || !name.ends_with(extension)) {
-    return -1;
-  }
-  const std::string_view digits = name.substr(prefix.size(), 8);
-  if (digits.find_first_not_of("0123456789") != std::string_view::npos) return -1;
-  return std::stoll(std::string(digits));
-}
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-std::optional<proto::TrainConfig> SavedConfig(const std::string& dir) {
-  const fs::path path = fs::path(dir) / "config.txtpb";
-  if (!fs::exists(path)) return std::nullopt;
-  return ReadTrainConfigFile(path.string());
-}
-
 proto::TrainConfig ConfigFromChoice(const RunConfigChoice& choice) {
   if (!choice.config_file.empty() && !choice.preset.empty()) {
     throw Error("give --preset or --config, not both");

@@ -2,8 +2,10 @@
 
 // The run directory shared by the roles of a training run (selfplay/cluster.h: `vzero selfplay`,
 // `vzero trainer`, `vzero gate`, any number of processes on any machines, or all three as threads
-// of one `vzero train`, selfplay/train_loop.h): its layout, its config, its log and metrics files,
-// and the numbered best nets. The layout is the one train_loop.h documents; a cluster run also has
+// of one `vzero train`, selfplay/train_loop.h), the writers' side: its config chosen and adopted,
+// its log and metrics files, its lock, the promoted step (the names of its numbered files and the
+// reading of its config are records/run_files.h, the read side, for research/ and serve/ too).
+// The layout is the one train_loop.h documents; a cluster run also has
 //   logs/<role>.log, logs/<role>.jsonl         per-process log and metrics of the roles
 // (`vzero train` writes one train.log and one metrics.jsonl for its three roles instead).
 // Every file is written by the one atomic writer (engine/core/atomic_file.h: a temporary name in
@@ -13,7 +15,6 @@
 // Thread-safety: RunLog and MetricsFile may be shared by threads (the roles of `vzero train`); the
 // functions share no state.
 
-#include <chrono>
 #include <cstdint>
 #include <fstream>
 #include <memory>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "proto/train.pb.h"
+#include "records/run_files.h"
 
 namespace spdlog {
 class logger;
@@ -69,38 +71,6 @@ class MetricsFile {
   std::mutex mutex_;  // guards out_
   std::ofstream out_;
 };
-
-// The torch device of a config's device field for the process of local rank `local_rank`
-// (nets/distributed.h; 0 outside a distributed job): "auto" and "cuda" are
-// cuda:<local_rank mod the number of visible CUDA devices> (each rank its own GPU, whether it
-// sees all of its machine's GPUs or only its own), "auto" is "cpu" without CUDA devices; anything
-// else is returned unchanged (the trainer and the evaluators check it).
-std::string ResolveDevice(const std::string& device, int local_rank = 0);
-
-// Highest N of <nets_dir>/best-NNNN.vznet (0 when none).
-int HighestGeneration(const std::string& nets_dir);
-
-// "best-0003.vznet".
-std::string GenerationFile(int generation);
-
-// The name of a file numbered by a training step: "<prefix>SSSSSSSS.<extension>", e.g.
-// StepFile("strength-", 1500, "json") = "strength-00001500.json".
-std::string StepFile(std::string_view prefix, int64_t step, std::string_view extension);
-
-// The step of a StepFile name with `prefix` and `extension`, or -1 for any other name.
-int64_t StepOfFile(std::string_view name, std::string_view prefix, std::string_view extension);
-
-// StepFile("candidate-", step, extension): nets/candidates/ (the net, its verdict).
-inline std::string CandidateFile(int64_t step, std::string_view extension) {
-  return StepFile("candidate-", step, extension);
-}
-
-// Seconds of the steady clock since `start`.
-double SecondsSince(std::chrono::steady_clock::time_point start);
-
-// The config of the run in `dir` (config.txtpb), or nullopt when it has none. Throws vz::Error
-// naming the file when it does not parse.
-std::optional<proto::TrainConfig> SavedConfig(const std::string& dir);
 
 // How a command picked its config (the options of `vzero train`).
 struct RunConfigChoice {

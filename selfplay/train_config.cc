@@ -20,6 +20,7 @@
 #include "engine/core/error.h"
 #include "engine/core/fnv.h"
 #include "engine/registry.h"
+#include "records/run_files.h"
 #if VZ_HAVE_TORCH
 #include "nets/net_architecture.h"
 #endif
@@ -28,24 +29,6 @@ namespace vz {
 namespace {
 
 namespace pb = google::protobuf;
-
-// Keeps the first error of a text-format parse as "SOURCE:LINE:COL: message".
-class FirstErrorCollector : public pb::io::ErrorCollector {
- public:
-  explicit FirstErrorCollector(std::string_view source) : source_(source) {}
-
-  void AddError(int line, pb::io::ColumnNumber column, const std::string& message) override {
-    if (error_.empty())
-      error_ = fmt::format("{}:{}:{}: {}", source_, line + 1, column + 1, message);
-  }
-  void AddWarning(int, pb::io::ColumnNumber, const std::string&) override {}
-
-  const std::string& error() const { return error_; }
-
- private:
-  std::string source_;
-  std::string error_;
-};
 
 std::string_view Trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
@@ -343,28 +326,6 @@ proto::TrainConfig PresetTrainConfig(std::string_view variant, std::string_view 
   }
   throw Error(
       fmt::format("unknown train preset '{}' for {} (known: {})", preset, variant, Join(presets)));
-}
-
-proto::TrainConfig ParseTrainConfigText(std::string_view text, std::string_view source) {
-  proto::TrainConfig config;
-  FirstErrorCollector errors(source);
-  pb::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  pb::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
-  if (!parser.Parse(&input, &config)) {
-    throw Error(errors.error().empty() ? fmt::format("{}: not a train config", source)
-                                       : errors.error());
-  }
-  return config;
-}
-
-proto::TrainConfig ReadTrainConfigFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw Error(fmt::format("{}: cannot open the config file", path));
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw Error(fmt::format("{}: cannot read the config file", path));
-  return ParseTrainConfigText(text.str(), path);
 }
 
 void ApplyConfigOverride(proto::TrainConfig& config, std::string_view assignment) {

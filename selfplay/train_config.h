@@ -4,7 +4,8 @@
 // (KataGo's idea of one config file plus `key=value` overrides from the command line):
 // - presets configs/<variant>/<preset>.txtpb, compiled into the binary at build time
 //   (cmake/embed_files.cmake writes them into a generated source of vz_selfplay);
-// - a text file given by the user (`--config FILE`);
+// - a text file given by the user (`--config FILE`; the parser, ParseTrainConfigText and
+//   ReadTrainConfigFile, is records/run_files.h, the reader of a run's config.txtpb);
 // - overrides "section.field=value" (`--set`), applied through protobuf reflection;
 // - validation of every field's range, naming the key ("config key selfplay.simulations: 0 is
 //   out of range 1..100000");
@@ -42,16 +43,6 @@ std::vector<std::string> TrainPresetNames();
 // there is no such preset, or naming the preset's file if its text does not parse or its
 // `variant` field is not `variant`.
 proto::TrainConfig PresetTrainConfig(std::string_view variant, std::string_view preset);
-
-// Parses protobuf text format. `source` names the text in errors (a file path, "preset
-// chaco-rex/demo"). Throws vz::Error "SOURCE:LINE:COL: message" (1-based line and column) on a
-// syntax error, an unknown field name (the message names it) or a bad value. Does not validate
-// ranges (ValidateTrainConfig does).
-proto::TrainConfig ParseTrainConfigText(std::string_view text, std::string_view source);
-
-// Reads and parses the text file at `path`. Throws vz::Error naming the path if it cannot be read,
-// or "PATH:LINE:COL: message" if it does not parse.
-proto::TrainConfig ReadTrainConfigFile(const std::string& path);
 
 // Applies one override "KEY=VALUE" where KEY is a dotted field path ("selfplay.simulations",
 // "variant") and VALUE is read by the field's type: integers in decimal (unsigned fields reject a

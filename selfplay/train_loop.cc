@@ -23,11 +23,12 @@
 #include "arena/match.h"
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
+#include "nets/net_evaluator.h"
 #include "nets/net_file.h"
 #include "nets/net_runner.h"
 #include "nets/trainer.h"
+#include "records/game_record.h"
 #include "selfplay/cluster.h"
-#include "selfplay/game_record.h"
 #include "selfplay/run_dir.h"
 #include "selfplay/run_report.h"
 #include "selfplay/strength.h"
@@ -181,8 +182,8 @@ std::string StartLine(const proto::TrainConfig& config, const fs::path& dir) {
       "threads); {} games in flight, {} simulations a move",
       resumed ? "resuming run" : "new run", dir.string(), config.variant(), count("step"),
       count("games"), count("positions"), HighestGeneration((dir / "nets").string()),
-      GateRoleNeeded(config) ? ", gate" : "", ResolveDevice(config.selfplay().device()),
-      threads(config.selfplay().cpu_threads()), ResolveDevice(config.optimizer().device()),
+      GateRoleNeeded(config) ? ", gate" : "", nets::ResolveDevice(config.selfplay().device()),
+      threads(config.selfplay().cpu_threads()), nets::ResolveDevice(config.optimizer().device()),
       threads(config.optimizer().cpu_threads()), config.selfplay().concurrent_games(),
       config.selfplay().simulations());
 }

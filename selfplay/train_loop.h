@@ -38,7 +38,7 @@
 // reader never sees half a file, and the temporary files of a killed save are deleted on resume):
 //   config.txtpb                the resolved config (TrainConfigText)
 //   state.json                  the trainer's counters, for people and tests (informational)
-//   records/chunk-train-NNNNNN.vzr   finished games (selfplay/game_record.h); a cluster's workers
+//   records/chunk-train-NNNNNN.vzr   finished games (records/game_record.h); a cluster's workers
 //                               write chunk-<worker>-NNNNNN.vzr, and runs before the roles
 //                               chunk-NNNNNN.vzr (still read)
 //   records/pending/chunk-train-GGGGGG.vzr  a game finished since the last chunk (G: its index)

@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "arena/record.h"
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/core/game_state.h"
@@ -24,6 +23,7 @@
 #include "engine/search/evaluator_registry.h"
 #include "engine/search/mcts.h"
 #include "engine/search/rollout_evaluator.h"
+#include "records/pgn_record.h"
 #include "serve/line_io.h"
 
 namespace vz {

@@ -4,9 +4,9 @@
 // every move with the game's own picture (G::BoardPicture: the hex layout of Chaco Rex, castles
 // and walls of Chad); moves are typed in protocol or display form (G::ParseMove reads both);
 // commands undo, hint, fen, moves, board, help, quit (any case). At the end (game over, quit or
-// end of input) the game is saved as PGN, or PDN for Portuguese draughts (arena/record.h), and the
-// result printed. Reads its input line by line, so it can be scripted through a pipe or driven
-// by a test over string streams. Not thread-safe: one thread runs a session.
+// end of input) the game is saved as PGN, or PDN for Portuguese draughts (records/pgn_record.h),
+// and the result printed. Reads its input line by line, so it can be scripted through a pipe or
+// driven by a test over string streams. Not thread-safe: one thread runs a session.
 
 #include <cstdint>
 #include <iosfwd>

@@ -14,8 +14,8 @@
 #include "engine/core/game_state.h"
 #include "engine/games.h"
 #include "engine/registry.h"
-#include "arena/record.h"
-#include "selfplay/run_report.h"
+#include "records/metrics_reader.h"
+#include "records/pgn_record.h"
 
 namespace vz {
 namespace {

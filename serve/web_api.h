@@ -3,8 +3,8 @@
 // The JSON API of `vzero serve` without the transport (serve/http_server.h maps it onto HTTP
 // routes; docs/web.md lists them). Positions, legal moves, notation and outcomes come from the
 // game registry (engine/registry.h) and GameState; the engine's replies and the analyses from
-// EngineService (the analysis engine); PGN/PDN from arena/record.h; the training dashboard
-// reads run directories (selfplay/run_dir.h layout, selfplay/run_report.h summary).
+// EngineService (the analysis engine); PGN/PDN from records/pgn_record.h; the training dashboard
+// reads run directories (selfplay/run_dir.h layout, records/metrics_reader.h summary).
 //
 // Requests are JSON objects. A request that cannot be served throws RequestError with the HTTP
 // status (400 for a bad field, 404 for an unknown run/plot/job, 409 for a move after the game
@@ -81,7 +81,7 @@ class WebApi {
   void ForgetAnalysis(const std::string& id);
 
   // POST /api/record/export {"variant", "fen"?, "moves", "white"?, "black"?}: {"format": "pgn" or
-  // "pdn", "text"} written by arena/record.h.
+  // "pdn", "text"} written by records/pgn_record.h.
   nlohmann::json ExportRecord(const nlohmann::json& request) const;
   // POST /api/record/import {"text", "variant"?, "game"? (1-based, default 1)}: the record's game
   // as {"variant", "fen" (start), "moves" (protocol form)}; the variant from its tags when not

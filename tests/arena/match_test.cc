@@ -1,3 +1,5 @@
+#include "arena/match.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -6,13 +8,12 @@
 #include <fstream>
 #include <map>
 
-#include "engine/core/error.h"
-#include "engine/games.h"
 #include "arena/ladder.h"
-#include "arena/match.h"
 #include "arena/match_games.h"
 #include "arena/player.h"
-#include "arena/record.h"
+#include "engine/core/error.h"
+#include "engine/games.h"
+#include "records/pgn_record.h"
 
 namespace vz {
 namespace {

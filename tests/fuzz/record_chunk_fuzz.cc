@@ -1,4 +1,4 @@
-// Fuzz target: record chunk files (selfplay/game_record.h) and the replay of their games into the
+// Fuzz target: record chunk files (records/game_record.h) and the replay of their games into the
 // training window (selfplay/replay_window.h), the path every self-play game takes to the trainer.
 // Input: byte 0 chooses the mode:
 //   even: the rest is a whole chunk file (header and checksums as given);
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
-#include "selfplay/game_record.h"
+#include "records/game_record.h"
 #include "selfplay/replay_window.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -36,7 +36,7 @@ uint32_t Crc(std::string_view bytes, uint32_t crc = 0) {
   return uint32_t(crc32(crc, reinterpret_cast<const Bytef*>(bytes.data()), uInt(bytes.size())));
 }
 
-// A chunk (layout of selfplay/game_record.h) around the serialized records `parts`.
+// A chunk (layout of records/game_record.h) around the serialized records `parts`.
 std::string Chunk(const std::vector<std::string_view>& parts) {
   std::string bytes = "VZRC";
   PutU32(bytes, kRecordChunkVersion);

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "engine/core/error.h"
+#include "records/run_files.h"
 #include "selfplay/train_config.h"
 #include "tests/fuzz/fuzz_util.h"
 

@@ -30,6 +30,12 @@ TEST(ResolveDeviceTest, NamesResolveOrAreRefusedByName) {
   EXPECT_EQ(ResolveDevice("cuda:1"), "cuda:1");
   EXPECT_EQ(ResolveDevice("cuda:007"), "cuda:7");
   EXPECT_EQ(ResolveDevice("auto"), CudaDeviceCount() > 0 ? "cuda:0" : "cpu");
+  // Ranks of a distributed job: each its own GPU modulo the visible ones; a named device stays.
+  const int gpus = CudaDeviceCount();
+  EXPECT_EQ(ResolveDevice("cpu", 3), "cpu");
+  EXPECT_EQ(ResolveDevice("cuda:1", 2), "cuda:1");
+  EXPECT_EQ(ResolveDevice("auto", 3), gpus == 0 ? "cpu" : "cuda:" + std::to_string(3 % gpus));
+  EXPECT_EQ(ResolveDevice("cuda", 3), gpus == 0 ? "cuda:0" : "cuda:" + std::to_string(3 % gpus));
   for (const char* bad : {"", "gpu", "cuda:", "cuda:x", "cuda:-1", "cuda:1234", "CPU", "auto "}) {
     EXPECT_EQ(ErrorOf([&] { ResolveDevice(bad); }),
               std::string("device '") + bad + "': expected auto, cpu, cuda or cuda:N");

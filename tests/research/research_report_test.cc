@@ -13,8 +13,8 @@
 #include "engine/chaco_rex/game.h"
 #include "nets/fresh_net.h"
 #include "nets/net_runner.h"
+#include "records/pgn_record.h"
 #include "research/research.h"
-#include "arena/record.h"
 #include "tests/test_util.h"
 
 namespace vz::research {

@@ -28,7 +28,7 @@
 #include <thread>
 #include <vector>
 
-#include "selfplay/game_record.h"
+#include "records/game_record.h"
 #include "tests/cli_driver.h"
 #include "tests/test_util.h"
 

@@ -1,7 +1,7 @@
 // The shared run directory (selfplay/run_dir.h) and the cluster roles' helpers
-// (selfplay/cluster.h): worker chunk names and their listing next to `vzero train`'s chunks, the
-// run's config adopted once (concurrent creators, another config refused, stop-only overrides),
-// the numbered best nets, worker ids.
+// (selfplay/cluster.h): the run's config adopted once (concurrent creators, another config
+// refused, stop-only overrides), worker ids, the run lock, temporary files, the promoted step.
+// (Chunk and file names: tests/records/.)
 
 #include "selfplay/run_dir.h"
 
@@ -21,10 +21,9 @@
 #if VZ_HAVE_TORCH
 #include "nets/fresh_net.h"
 #include "nets/net_file.h"
-#include "nets/net_runner.h"
 #endif
+#include "records/game_record.h"
 #include "selfplay/cluster.h"
-#include "selfplay/game_record.h"
 #include "selfplay/train_config.h"
 #include "tests/test_util.h"
 
@@ -35,42 +34,6 @@ namespace fs = std::filesystem;
 using vz::testing::ErrorOf;
 
 class RunDirTest : public vz::testing::TempDirTest {};
-
-TEST_F(RunDirTest, WorkerChunkNames) {
-  EXPECT_EQ(WorkerRecordChunkName("w1", 12), "chunk-w1-000012.vzr");
-  EXPECT_EQ(WorkerRecordChunkName("node-07.a_b", 1234567), "chunk-node-07.a_b-1234567.vzr");
-  for (const char* bad : {"", "1abc", "-x", "a/b", "a b", "ü"}) {
-    EXPECT_NE(ErrorOf([&] { WorkerRecordChunkName(bad, 0); }).find("worker id"), std::string::npos)
-        << bad;
-  }
-  EXPECT_NE(ErrorOf([] { CheckWorkerId(std::string(65, 'a')); }).find("64"), std::string::npos);
-  EXPECT_NE(ErrorOf([] { WorkerRecordChunkName("w", -1); }).find("-1"), std::string::npos);
-
-  auto parse = [](const char* name) { return ParseRecordChunkName(name); };
-  ASSERT_TRUE(parse("chunk-000012.vzr"));
-  EXPECT_EQ(parse("chunk-000012.vzr")->worker, "");
-  EXPECT_EQ(parse("chunk-000012.vzr")->number, 12);
-  ASSERT_TRUE(parse("chunk-node-07-000003.vzr"));
-  EXPECT_EQ(parse("chunk-node-07-000003.vzr")->worker, "node-07");
-  EXPECT_EQ(parse("chunk-node-07-000003.vzr")->number, 3);
-  for (const char* other :
-       {"chunk-w1-000003.vzr.tmp.77.1", "chunk-w1-.vzr", "chunk--000003.vzr", "chunk-1w-000003.vzr",
-        "chunk-w1-00x003.vzr", "chunk-.vzr", "chunkw1-000003.vzr", "chunk-w1-000003.vz"}) {
-    EXPECT_FALSE(parse(other)) << other;
-  }
-}
-
-TEST_F(RunDirTest, ListingHoldsNumberedThenWorkerChunks) {
-  for (int number : {3, 1}) WriteRecordChunk(File(RecordChunkName(number)), {});
-  WriteRecordChunk(File(WorkerRecordChunkName("wb", 0)), {});
-  WriteRecordChunk(File(WorkerRecordChunkName("wa", 10)), {});
-  WriteRecordChunk(File(WorkerRecordChunkName("wa", 2)), {});
-  std::ofstream(File("chunk-wa-000004.vzr.tmp.123.9")) << "half";
-  const std::vector<std::string> expected = {
-      File("chunk-000001.vzr"), File("chunk-000003.vzr"), File("chunk-wa-000002.vzr"),
-      File("chunk-wa-000010.vzr"), File("chunk-wb-000000.vzr")};
-  EXPECT_EQ(ListRecordChunks(dir_.string()), expected);
-}
 
 TEST_F(RunDirTest, ConfigIsAdoptedOnceAndOnlyStopMayChange) {
   RunConfigChoice choice;
@@ -145,39 +108,13 @@ TEST_F(RunDirTest, WaitForRunConfigReadsTheSavedOneOrStops) {
   EXPECT_GE(waited, 1);
 }
 
-TEST(RunDirNames, CandidateFilesRoundTripAndOtherNamesAreRejected) {
-  EXPECT_EQ(CandidateFile(1500, "vznet"), "candidate-00001500.vznet");
-  EXPECT_EQ(StepOfFile(CandidateFile(1500, "vznet"), "candidate-", "vznet"), 1500);
-  EXPECT_EQ(StepOfFile(StepFile("strength-", 7, "json"), "strength-", "json"), 7);
-  for (const char* name :
-       {"candidate-00001500.json", "candidate-0000150.vznet", "candidate-0000150x.vznet",
-        "candidate-00001500xvznet", "xandidate-00001500.vznet", "candidate-00001500.vznet.tmp"}) {
-    EXPECT_EQ(StepOfFile(name, "candidate-", "vznet"), -1) << name;
-  }
-}
-
-TEST_F(RunDirTest, GenerationsAndExclusiveFiles) {
-  EXPECT_EQ(HighestGeneration(File("absent")), 0);
-  for (const std::string& name : {GenerationFile(2), GenerationFile(11), std::string("best.vznet"),
-                                  std::string("best-00x1.vznet"), std::string("best-0099.txt")}) {
-    std::ofstream(File(name)) << "x";
-  }
-  EXPECT_EQ(GenerationFile(11), "best-0011.vznet");
-  EXPECT_EQ(HighestGeneration(dir_.string()), 11);
+TEST_F(RunDirTest, ExclusiveFilesAndTheDefaultWorkerId) {
   EXPECT_TRUE(CreateFileAtomically(File("once"), "first"));
   EXPECT_FALSE(CreateFileAtomically(File("once"), "second"));
   std::ifstream in(File("once"));
   std::string text;
   in >> text;
   EXPECT_EQ(text, "first");
-  EXPECT_EQ(ResolveDevice("cpu", 3), "cpu");
-  EXPECT_EQ(ResolveDevice("cuda:1", 2), "cuda:1");
-#if VZ_HAVE_TORCH
-  const int gpus = nets::CudaDeviceCount();
-#else
-  const int gpus = 0;  // an engine-only build sees no CUDA device (ResolveDevice's contract)
-#endif
-  EXPECT_EQ(ResolveDevice("auto", 3), gpus == 0 ? "cpu" : "cuda:" + std::to_string(3 % gpus));
   EXPECT_EQ(ErrorOf([] { CheckWorkerId(DefaultWorkerId()); }), "");
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/registry.h"
+#include "records/run_files.h"
 #include "selfplay/replay_window.h"
 #include "selfplay/train_config.h"
 #include "tests/test_util.h"

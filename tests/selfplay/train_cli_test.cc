@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "selfplay/game_record.h"
+#include "records/game_record.h"
 #include "tests/cli_driver.h"
 #include "tests/selfplay/tiny_train_run.h"
 

@@ -30,7 +30,7 @@
 
 #include "engine/core/atomic_file.h"
 #include "engine/core/zobrist.h"
-#include "selfplay/game_record.h"
+#include "records/game_record.h"
 #include "selfplay/run_dir.h"
 #if VZ_HAVE_TORCH
 #include "nets/net_file.h"

@@ -1,5 +1,7 @@
-// Record chunk files (selfplay/game_record.h): round trip, atomic naming, and every kind of damage
-// reported with the file's path.
+// Record chunk files (records/game_record.h): round trip, atomic naming, every kind of damage
+// reported with the file's path, worker chunk names and their listing.
+
+#include "records/game_record.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "engine/core/zobrist.h"
-#include "selfplay/game_record.h"
 #include "tests/test_util.h"
 
 namespace vz {
@@ -167,6 +168,45 @@ TEST(GameRecordTest, ListIgnoresTemporaryAndOtherFiles) {
       dir.File("chunk-1000001.vzr")};
   EXPECT_EQ(ListRecordChunks(dir.path()), expected);
   EXPECT_EQ(ListRecordChunks(dir.path() + "/"), expected);
+}
+
+// Worker chunk names (`vzero selfplay`) and their listing next to `vzero train`'s chunks.
+class GameRecordDirTest : public testing::TempDirTest {};
+
+TEST_F(GameRecordDirTest, WorkerChunkNames) {
+  EXPECT_EQ(WorkerRecordChunkName("w1", 12), "chunk-w1-000012.vzr");
+  EXPECT_EQ(WorkerRecordChunkName("node-07.a_b", 1234567), "chunk-node-07.a_b-1234567.vzr");
+  for (const char* bad : {"", "1abc", "-x", "a/b", "a b", "ü"}) {
+    EXPECT_NE(ErrorOf([&] { WorkerRecordChunkName(bad, 0); }).find("worker id"), std::string::npos)
+        << bad;
+  }
+  EXPECT_NE(ErrorOf([] { CheckWorkerId(std::string(65, 'a')); }).find("64"), std::string::npos);
+  EXPECT_NE(ErrorOf([] { WorkerRecordChunkName("w", -1); }).find("-1"), std::string::npos);
+
+  auto parse = [](const char* name) { return ParseRecordChunkName(name); };
+  ASSERT_TRUE(parse("chunk-000012.vzr"));
+  EXPECT_EQ(parse("chunk-000012.vzr")->worker, "");
+  EXPECT_EQ(parse("chunk-000012.vzr")->number, 12);
+  ASSERT_TRUE(parse("chunk-node-07-000003.vzr"));
+  EXPECT_EQ(parse("chunk-node-07-000003.vzr")->worker, "node-07");
+  EXPECT_EQ(parse("chunk-node-07-000003.vzr")->number, 3);
+  for (const char* other :
+       {"chunk-w1-000003.vzr.tmp.77.1", "chunk-w1-.vzr", "chunk--000003.vzr", "chunk-1w-000003.vzr",
+        "chunk-w1-00x003.vzr", "chunk-.vzr", "chunkw1-000003.vzr", "chunk-w1-000003.vz"}) {
+    EXPECT_FALSE(parse(other)) << other;
+  }
+}
+
+TEST_F(GameRecordDirTest, ListingHoldsNumberedThenWorkerChunks) {
+  for (int number : {3, 1}) WriteRecordChunk(File(RecordChunkName(number)), {});
+  WriteRecordChunk(File(WorkerRecordChunkName("wb", 0)), {});
+  WriteRecordChunk(File(WorkerRecordChunkName("wa", 10)), {});
+  WriteRecordChunk(File(WorkerRecordChunkName("wa", 2)), {});
+  std::ofstream(File("chunk-wa-000004.vzr.tmp.123.9")) << "half";
+  const std::vector<std::string> expected = {
+      File("chunk-000001.vzr"), File("chunk-000003.vzr"), File("chunk-wa-000002.vzr"),
+      File("chunk-wa-000010.vzr"), File("chunk-wb-000000.vzr")};
+  EXPECT_EQ(ListRecordChunks(dir_.string()), expected);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "arena/record.h"
+#include "records/pgn_record.h"
 
 #include <cctype>
 #include <fstream>

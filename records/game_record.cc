@@ -1,4 +1,4 @@
-#include "selfplay/game_record.h"
+#include "records/game_record.h"
 
 #include <dirent.h>
 #include <fcntl.h>

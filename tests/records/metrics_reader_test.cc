@@ -1,7 +1,7 @@
-// The strength-curve table of a run (selfplay/run_report.h StrengthCurveTable): one row per check
-// and per end-of-run evaluation, a column per fixed opponent, and an error naming a bad file.
+// The strength-curve table of a run (records/metrics_reader.h StrengthCurveTable): one row per
+// check and per end-of-run evaluation, a column per fixed opponent, and an error naming a bad file.
 
-#include "selfplay/run_report.h"
+#include "records/metrics_reader.h"
 
 #include <gtest/gtest.h>
 
@@ -13,12 +13,12 @@
 namespace vz {
 namespace {
 
-class RunReportTest : public testing::TempDirTest {
+class MetricsReaderTest : public testing::TempDirTest {
  protected:
   void WriteMetrics(const std::string& text) { std::ofstream(File("metrics.jsonl")) << text; }
 };
 
-TEST_F(RunReportTest, StrengthCurveTableHasARowPerCheckAndAColumnPerOpponent) {
+TEST_F(MetricsReaderTest, StrengthCurveTableHasARowPerCheckAndAColumnPerOpponent) {
   WriteMetrics(
       R"({"type":"strength","net":"initial","step":0,"selfplay_positions":0,"wall_seconds":6,"opponent":"alphabeta:1","score":0.125,"wins":1,"draws":0,"losses":7})"
       "\n"
@@ -46,7 +46,7 @@ TEST_F(RunReportTest, StrengthCurveTableHasARowPerCheckAndAColumnPerOpponent) {
 
 // A run without in-run checks (strength.every_checkpoints 0) still has the end-of-run evaluation
 // against its fixed opponents; a '|' in a name does not break the table.
-TEST_F(RunReportTest, EvaluationAloneMakesATable) {
+TEST_F(MetricsReaderTest, EvaluationAloneMakesATable) {
   WriteMetrics(
       R"({"type":"evaluation","step":500,"opponent":"rollout search","fixed_opponent":false,"score":1,"wins":4,"draws":0,"losses":0})"
       "\n"
@@ -58,7 +58,7 @@ TEST_F(RunReportTest, EvaluationAloneMakesATable) {
             "| evaluation | 500 |  |  | 0.500 (1-2-1) |\n");
 }
 
-TEST_F(RunReportTest, NoFixedOpponentsIsAnEmptyTable) {
+TEST_F(MetricsReaderTest, NoFixedOpponentsIsAnEmptyTable) {
   WriteMetrics(
       R"({"type":"train","step":10,"loss":2.5})"
       "\n"
@@ -67,7 +67,7 @@ TEST_F(RunReportTest, NoFixedOpponentsIsAnEmptyTable) {
   EXPECT_EQ(StrengthCurveTable(dir_.string()), "");
 }
 
-TEST_F(RunReportTest, BadFilesAreErrorsNamingTheRun) {
+TEST_F(MetricsReaderTest, BadFilesAreErrorsNamingTheRun) {
   EXPECT_NE(testing::ErrorOf([&] { StrengthCurveTable(File("missing")); }).find("metrics.jsonl"),
             std::string::npos);
   WriteMetrics(R"({"type":"strength","opponent":"alphabeta:1","step":"seven"})"
