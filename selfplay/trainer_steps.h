@@ -8,6 +8,8 @@
 // sample codec (nets/sample_codec.h: the rule kernels on a GPU, their CPU twin on the CPU);
 // docs/training.md has the measurement behind it. Not thread-safe.
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
