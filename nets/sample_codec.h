@@ -22,8 +22,9 @@
 
 namespace vz::nets {
 
-// G's codec for a trainer on a CUDA device (`cuda` true) or on the CPU. Throws vz::Error for a
-// CUDA codec in a build without the CUDA kernels.
+// G's codec for a trainer on a CUDA device (`cuda` true: the rule kernels) or on the CPU (the
+// CPU twin, SampleCodec::host). Throws vz::Error for a CUDA codec in a build without the CUDA
+// kernels.
 template <Game G>
 std::shared_ptr<const SampleCodec> MakeSampleCodec(bool cuda) {
   using E = InputEncoding<G>;
@@ -47,6 +48,7 @@ std::shared_ptr<const SampleCodec> MakeSampleCodec(bool cuda) {
   }
   if (cuda) {
 #if defined(VZ_HAVE_CUDA)
+    codec->host = false;
     codec->encode = [](const void* positions, int n, const int32_t* repetitions, float* planes,
                        void* stream) {
       cuda::LaunchEncodeFloat<G>(static_cast<const Position*>(positions), n, repetitions, planes,
@@ -72,6 +74,19 @@ std::shared_ptr<const SampleCodec> MakeSampleCodec(bool cuda) {
     };
   }
   return codec;
+}
+
+// G's codec for a trainer on `device` (a torch device name, "cpu" or "cuda:N"): the rule
+// kernels' on a CUDA device in a build with them, else the CPU twin (on a CUDA device of a build
+// without the kernels the trainer then expands on the host). Never throws.
+template <Game G>
+std::shared_ptr<const SampleCodec> MakeTrainerSampleCodec(
+    [[maybe_unused]] const std::string& device) {
+#if defined(VZ_HAVE_CUDA)
+  return MakeSampleCodec<G>(/*cuda=*/device.starts_with("cuda"));
+#else
+  return MakeSampleCodec<G>(/*cuda=*/false);
+#endif
 }
 
 }  // namespace vz::nets

@@ -54,54 +54,46 @@ std::string TensorBytes(const torch::Tensor& t) {
   return std::string(reinterpret_cast<const char*>(c.data_ptr<uint8_t>()), size_t(c.numel()));
 }
 
-struct TorchTrainer final : Trainer::Impl {
+// The LibTorch side of nets::Trainer: the net on its device, the optimizer, the step count and
+// the trainer's own generator (what a checkpoint holds), and the staging of batch uploads.
+// Not thread-safe.
+class TorchTrainer final : public Trainer::Impl {
+ public:
   TorchTrainer(const NetFile& net, const TrainerOptions& options);
   TrainMetrics Step(const TrainingBatch& batch) override;
   TrainMetrics Evaluate(const TrainingBatch& batch) override;
   TrainMetrics Step(const CompactBatch& batch) override;
   TrainMetrics Evaluate(const CompactBatch& batch) override;
   void SetSampleCodec(std::shared_ptr<const SampleCodec> codec) override;
-  struct DeviceBatch;
-  // One optimizer step (Evaluate: the metrics) on the device batch `make` returns, `size`
-  // samples; the device work of Step and Evaluate for both kinds of batch.
-  TrainMetrics StepOn(const std::function<DeviceBatch()>& make, int size);
-  TrainMetrics EvaluateOn(const std::function<DeviceBatch()>& make);
   void Predict(const float* planes, int batch, float* policy, float* wdl) override;
   void SaveCheckpoint(const std::string& path) const override;
   CheckpointLoad LoadCheckpoint(const std::string& path) override;
   NetFile ExportNet(uint64_t games, const std::string& parent,
                     const std::string& source_revision) const override;
-  int64_t step() const override { return steps; }
-  std::string precision() const override { return options.precision; }
+  int64_t step() const override { return steps_; }
+  std::string precision() const override { return options_.precision; }
   double LearningRate(int64_t step) const override;
   uint64_t NextRandom() override;
 
-  NetFile header;  // game, encodings, architecture (tensors cleared)
-  TrainerOptions options;
-  torch::Device device{torch::kCPU};
-  PolicyValueNet net{nullptr};
-  std::unique_ptr<torch::optim::Optimizer> optimizer;
-  int64_t steps = 0;  // optimizer steps taken
-  uint64_t random_state = 0;
-  // A CUDA device's batch upload (ToDevice; unused on the CPU and in builds without CUDA
-  // events): the host arrays staged in pinned CPU tensors (reused across steps, grown as needed)
-  // and copied with non-blocking copies on the device's current stream; `copied` is recorded
-  // after those copies, and waited for before the staging is written again.
+ private:
+  struct DeviceBatch;
+  // The pinned host tensors of a CUDA device's batch upload (staging_).
   struct PinnedStaging {
     torch::Tensor planes, policy, wdl, legal;
 #if defined(VZ_TORCH_CUDA_EVENTS)
     c10::cuda::CUDAEvent copied;
 #endif
-  } staging;
-  // The same for the arrays of compact batches (Expand).
+  };
   struct CompactStaging {
     torch::Tensor positions, repetitions, symmetries, offsets, indices, probabilities;
-  } compact_staging;
-  std::shared_ptr<const SampleCodec> codec;  // set_sample_codec; null: no compact batches
-  torch::Tensor cell_maps, action_maps;      // the codec's maps on the device (Expand)
+  };
+  // One optimizer step (Evaluate: the metrics) on the device batch `make` returns, `size`
+  // samples; the device work of Step and Evaluate for both kinds of batch.
+  TrainMetrics StepOn(const std::function<DeviceBatch()>& make, int size);
+  TrainMetrics EvaluateOn(const std::function<DeviceBatch()>& make);
 
   void CheckBatch(const TrainingBatch& batch) const {
-    const NetArchitecture& a = header.architecture;
+    const NetArchitecture& a = header_.architecture;
     const size_t n = size_t(batch.size);
     const size_t input = size_t(a.input_planes) * a.height * a.width;
     auto check = [&](size_t actual, size_t expected, const char* what) {
@@ -121,8 +113,8 @@ struct TorchTrainer final : Trainer::Impl {
   // (TrainerOptions::precision "bf16") the forward pass runs in LibTorch's autocast on the
   // device's type (convolutions and matrix products in bf16, weights and gradients in fp32).
   std::pair<torch::Tensor, torch::Tensor> ForwardInPrecision(const torch::Tensor& input) {
-    if (options.precision != "bf16") return net->forward(input);
-    const c10::DeviceType type = device.type();
+    if (options_.precision != "bf16") return net_->forward(input);
+    const c10::DeviceType type = device_.type();
     const bool was_enabled = at::autocast::is_autocast_enabled(type);
     const at::ScalarType was_dtype = at::autocast::get_autocast_dtype(type);
     at::autocast::set_autocast_enabled(type, true);
@@ -138,7 +130,7 @@ struct TorchTrainer final : Trainer::Impl {
         at::autocast::set_autocast_dtype(type, dtype);
       }
     } restore{type, was_enabled, was_dtype};
-    auto [policy, value] = net->forward(input);
+    auto [policy, value] = net_->forward(input);
     return {policy.to(torch::kFloat32), value.to(torch::kFloat32)};
   }
 
@@ -150,16 +142,16 @@ struct TorchTrainer final : Trainer::Impl {
   torch::Tensor ToDevice(const std::vector<T>& values, const std::vector<int64_t>& shape,
                          torch::Dtype dtype, [[maybe_unused]] torch::Tensor& pinned) {
 #if defined(VZ_TORCH_CUDA_EVENTS)
-    if (device.is_cuda()) {
+    if (device_.is_cuda()) {
       const int64_t count = int64_t(values.size());
       if (!pinned.defined() || pinned.numel() < count) {
         pinned = torch::empty({count}, torch::TensorOptions().dtype(dtype).pinned_memory(true));
       }
       std::memcpy(pinned.data_ptr(), values.data(), values.size() * sizeof(T));
-      return pinned.narrow(0, 0, count).view(shape).to(device, dtype, /*non_blocking=*/true);
+      return pinned.narrow(0, 0, count).view(shape).to(device_, dtype, /*non_blocking=*/true);
     }
 #endif
-    return torch::from_blob(const_cast<T*>(values.data()), shape, dtype).to(device);
+    return torch::from_blob(const_cast<T*>(values.data()), shape, dtype).to(device_);
   }
 
   // A batch on the trainer's device, as Loss reads it:
@@ -177,25 +169,26 @@ struct TorchTrainer final : Trainer::Impl {
 
   // `batch` (checked) on the device.
   DeviceBatch Upload(const TrainingBatch& batch) {
-    const NetArchitecture& a = header.architecture;
+    const NetArchitecture& a = header_.architecture;
     const int64_t n = batch.size;
 #if defined(VZ_TORCH_CUDA_EVENTS)
     // The copies from the staging of the step before must be done before it is written again:
     // at once in the common case, where ReadMetrics's blocking copy to the host synchronised the
     // stream since; a wait after an exception cut a step short.
-    if (device.is_cuda()) staging.copied.synchronize();
+    if (device_.is_cuda()) staging_.copied.synchronize();
 #endif
     DeviceBatch out;
     out.input = ToDevice(batch.planes, {n, a.input_planes, a.height, a.width}, torch::kFloat32,
-                         staging.planes);
-    out.policy_target = ToDevice(batch.policy, {n, a.num_actions}, torch::kFloat32, staging.policy);
-    out.wdl_target = ToDevice(batch.wdl, {n, 3}, torch::kFloat32, staging.wdl);
+                         staging_.planes);
+    out.policy_target =
+        ToDevice(batch.policy, {n, a.num_actions}, torch::kFloat32, staging_.policy);
+    out.wdl_target = ToDevice(batch.wdl, {n, 3}, torch::kFloat32, staging_.wdl);
     if (!batch.legal.empty()) {
       out.legal =
-          ToDevice(batch.legal, {n, a.num_actions}, torch::kUInt8, staging.legal).to(torch::kBool);
+          ToDevice(batch.legal, {n, a.num_actions}, torch::kUInt8, staging_.legal).to(torch::kBool);
     }
 #if defined(VZ_TORCH_CUDA_EVENTS)
-    if (device.is_cuda()) staging.copied.record(c10::cuda::getCurrentCUDAStream(device.index()));
+    if (device_.is_cuda()) staging_.copied.record(c10::cuda::getCurrentCUDAStream(device_.index()));
 #endif
     return out;
   }
@@ -206,57 +199,69 @@ struct TorchTrainer final : Trainer::Impl {
   // on a GPU), the sparse policy targets scattered, then each sample's symmetry applied to its
   // planes, target and mask through the codec's maps.
   DeviceBatch Expand(const CompactBatch& batch) {
-    const NetArchitecture& a = header.architecture;
-    const SampleCodec& c = *codec;
+    const NetArchitecture& a = header_.architecture;
+    const SampleCodec& c = *codec_;
     const int64_t n = batch.size, actions = a.num_actions, area = int64_t(a.height) * a.width;
 #if defined(VZ_TORCH_CUDA_EVENTS)
     // The codec's kernels launch on the current device: the trainer's.
     std::optional<c10::cuda::CUDAGuard> device_guard;
-    if (device.is_cuda()) {
-      device_guard.emplace(device.index());
-      staging.copied.synchronize();
+    if (device_.is_cuda()) {
+      device_guard.emplace(device_.index());
+      staging_.copied.synchronize();
     }
 #endif
-    const torch::Tensor positions = ToDevice(batch.positions, {int64_t(batch.positions.size())},
-                                             torch::kUInt8, compact_staging.positions);
-    const torch::Tensor repetitions =
-        ToDevice(batch.repetitions, {n}, torch::kInt32, compact_staging.repetitions);
+    // The codec reads the positions where it runs: on the device (the rule kernels) or in the
+    // batch itself (the CPU twin).
+    torch::Tensor positions, repetitions;
+    if (!c.host) {
+      positions = ToDevice(batch.positions, {int64_t(batch.positions.size())}, torch::kUInt8,
+                           compact_staging_.positions);
+      repetitions = ToDevice(batch.repetitions, {n}, torch::kInt32, compact_staging_.repetitions);
+    }
     const torch::Tensor symmetries =
-        ToDevice(batch.symmetries, {n}, torch::kInt32, compact_staging.symmetries)
+        ToDevice(batch.symmetries, {n}, torch::kInt32, compact_staging_.symmetries)
             .to(torch::kInt64);
     const int64_t total = int64_t(batch.target_indices.size());
     const torch::Tensor target_offsets =
-        ToDevice(batch.target_offsets, {n + 1}, torch::kInt32, compact_staging.offsets);
+        ToDevice(batch.target_offsets, {n + 1}, torch::kInt32, compact_staging_.offsets);
     const torch::Tensor target_indices =
-        ToDevice(batch.target_indices, {total}, torch::kInt32, compact_staging.indices);
+        ToDevice(batch.target_indices, {total}, torch::kInt32, compact_staging_.indices);
     const torch::Tensor target_probabilities = ToDevice(
-        batch.target_probabilities, {total}, torch::kFloat32, compact_staging.probabilities);
+        batch.target_probabilities, {total}, torch::kFloat32, compact_staging_.probabilities);
     DeviceBatch out;
-    out.wdl_target = ToDevice(batch.wdl, {n, 3}, torch::kFloat32, staging.wdl);
+    out.wdl_target = ToDevice(batch.wdl, {n, 3}, torch::kFloat32, staging_.wdl);
 #if defined(VZ_TORCH_CUDA_EVENTS)
-    if (device.is_cuda()) staging.copied.record(c10::cuda::getCurrentCUDAStream(device.index()));
+    if (device_.is_cuda()) staging_.copied.record(c10::cuda::getCurrentCUDAStream(device_.index()));
 #endif
-    void* stream = CurrentStream();
-    const auto on_device = torch::TensorOptions().device(device);
+    const auto on_device = torch::TensorOptions().device(device_);
+    const auto on_codec = c.host ? torch::TensorOptions() : on_device;
+    const void* codec_positions = c.host ? batch.positions.data() : positions.data_ptr();
+    void* stream = c.host ? nullptr : CurrentStream();
     torch::Tensor planes =
-        torch::empty({n, a.input_planes, a.height, a.width}, on_device.dtype(torch::kFloat32));
-    c.encode(positions.data_ptr(), int(n), repetitions.data_ptr<int32_t>(),
+        torch::empty({n, a.input_planes, a.height, a.width}, on_codec.dtype(torch::kFloat32));
+    c.encode(codec_positions, int(n),
+             c.host ? batch.repetitions.data() : repetitions.data_ptr<int32_t>(),
              planes.data_ptr<float>(), stream);
-    torch::Tensor counts = torch::empty({n}, on_device.dtype(torch::kInt32));
-    torch::Tensor legal_indices = torch::empty({n, c.max_moves}, on_device.dtype(torch::kInt32));
-    c.legal_indices(positions.data_ptr(), int(n), counts.data_ptr<int32_t>(),
+    torch::Tensor counts = torch::empty({n}, on_codec.dtype(torch::kInt32));
+    torch::Tensor legal_indices = torch::empty({n, c.max_moves}, on_codec.dtype(torch::kInt32));
+    c.legal_indices(codec_positions, int(n), counts.data_ptr<int32_t>(),
                     legal_indices.data_ptr<int32_t>(), stream);
+    if (c.host) {  // no copy on the CPU
+      planes = planes.to(device_);
+      counts = counts.to(device_);
+      legal_indices = legal_indices.to(device_);
+    }
     // The maps on the device, made once: [symmetries][area] and [symmetries][num_actions + 1]
     // (the extra column maps the "no move" slot to itself).
-    if (!cell_maps.defined()) {
-      cell_maps = torch::tensor(c.cell_maps, torch::kInt64).view({c.symmetries, area}).to(device);
-      action_maps =
+    if (!cell_maps_.defined()) {
+      cell_maps_ = torch::tensor(c.cell_maps, torch::kInt64).view({c.symmetries, area}).to(device_);
+      action_maps_ =
           torch::cat({torch::tensor(c.action_maps, torch::kInt64).view({c.symmetries, actions}),
                       torch::full({c.symmetries, 1}, actions, torch::kInt64)},
                      1)
-              .to(device);
+              .to(device_);
     }
-    const torch::Tensor sample_actions = action_maps.index_select(0, symmetries);  // [n][A + 1]
+    const torch::Tensor sample_actions = action_maps_.index_select(0, symmetries);  // [n][A + 1]
     // Policy target: policy[i][map_i[index]] += probability, over every target entry.
     const torch::Tensor rows = torch::repeat_interleave(
         torch::arange(n, on_device.dtype(torch::kInt64)),
@@ -274,9 +279,10 @@ struct TorchTrainer final : Trainer::Impl {
             .to(torch::kInt64);
     out.legal = torch::zeros({n, actions + 1}, on_device.dtype(torch::kBool))
                     .scatter_(1, sample_actions.gather(1, indices), true)
-                    .narrow(1, 0, actions);
+                    .narrow(1, 0, actions)
+                    .contiguous();
     // Planes: cell k of every plane of sample i moves to cell map_i[k].
-    const torch::Tensor cells = cell_maps.index_select(0, symmetries)
+    const torch::Tensor cells = cell_maps_.index_select(0, symmetries)
                                     .unsqueeze(1)
                                     .expand({n, int64_t(a.input_planes), area});
     out.input = torch::zeros_like(planes)
@@ -289,17 +295,17 @@ struct TorchTrainer final : Trainer::Impl {
   // The current CUDA stream of the trainer's device (a cudaStream_t), nullptr on the CPU.
   void* CurrentStream() const {
 #if defined(VZ_TORCH_CUDA_EVENTS)
-    if (device.is_cuda()) return c10::cuda::getCurrentCUDAStream(device.index()).stream();
+    if (device_.is_cuda()) return c10::cuda::getCurrentCUDAStream(device_.index()).stream();
 #endif
     return nullptr;
   }
 
   // Checks `batch` against the net and the codec (vz::Error naming the fault).
   void CheckCompact(const CompactBatch& batch) const {
-    if (codec == nullptr) {
+    if (codec_ == nullptr) {
       throw Error("compact training batch: this trainer has no sample codec (set_sample_codec)");
     }
-    const SampleCodec& c = *codec;
+    const SampleCodec& c = *codec_;
     const size_t n = size_t(batch.size);
     auto check = [&](size_t actual, size_t expected, const char* what) {
       if (actual != expected) {
@@ -331,7 +337,7 @@ struct TorchTrainer final : Trainer::Impl {
                                 batch.repetitions[i]));
       }
     }
-    const int32_t actions = header.architecture.num_actions;
+    const int32_t actions = header_.architecture.num_actions;
     for (size_t k = 0; k < batch.target_indices.size(); ++k) {
       if (batch.target_indices[k] < 0 || batch.target_indices[k] >= actions) {
         throw Error(
@@ -373,7 +379,7 @@ struct TorchTrainer final : Trainer::Impl {
   void ReadMetrics(const torch::Tensor& metrics, TrainMetrics& out) {
     torch::NoGradGuard no_grad;
     std::vector<torch::Tensor> squares;
-    for (const torch::Tensor& parameter : net->parameters()) {
+    for (const torch::Tensor& parameter : net_->parameters()) {
       squares.push_back(parameter.square().sum());
     }
     const torch::Tensor host = torch::cat({metrics, torch::stack(squares).sum().reshape({1})})
@@ -384,14 +390,14 @@ struct TorchTrainer final : Trainer::Impl {
     out.loss = v[2];
     out.policy_accuracy = v[3];
     out.value_accuracy = v[4];
-    out.weight_penalty = 0.5 * options.weight_decay * v[5];
+    out.weight_penalty = 0.5 * options_.weight_decay * v[5];
   }
 
   // The parameters and floating-point buffers (batch-norm running statistics): what every rank
   // must agree on.
   std::vector<torch::Tensor> State() const {
-    std::vector<torch::Tensor> state = net->parameters();
-    for (const torch::Tensor& buffer : net->buffers()) {
+    std::vector<torch::Tensor> state = net_->parameters();
+    for (const torch::Tensor& buffer : net_->buffers()) {
       if (buffer.is_floating_point()) state.push_back(buffer);
     }
     return state;
@@ -402,7 +408,7 @@ struct TorchTrainer final : Trainer::Impl {
   // averaged. Returns the metrics [5] of Loss, averaged over the parts, on the device.
   torch::Tensor MicroBatchBackward(const DeviceBatch& batch, int64_t size, int parts) {
     const int64_t n = size / parts;
-    const std::vector<torch::Tensor> buffers = net->buffers();
+    const std::vector<torch::Tensor> buffers = net_->buffers();
     std::vector<torch::Tensor> start, sums;
     {
       torch::NoGradGuard no_grad;
@@ -438,29 +444,44 @@ struct TorchTrainer final : Trainer::Impl {
   // averaged in place) averaged over the ranks in one all-reduce.
   void AllReduce(torch::Tensor& metrics) {
     std::vector<torch::Tensor> tensors;
-    for (torch::Tensor& parameter : net->parameters()) {
+    for (torch::Tensor& parameter : net_->parameters()) {
       if (!parameter.grad().defined()) parameter.mutable_grad() = torch::zeros_like(parameter);
       tensors.push_back(parameter.grad());
     }
-    for (const torch::Tensor& buffer : net->buffers()) {
+    for (const torch::Tensor& buffer : net_->buffers()) {
       if (buffer.is_floating_point()) tensors.push_back(buffer);
     }
     tensors.push_back(metrics);
-    AllReduceMean(*options.process_group, tensors);
+    AllReduceMean(*options_.process_group, tensors);
   }
 
   // Every rank takes rank 0's weights and running statistics.
   void BroadcastState() {
-    if (options.process_group != nullptr) BroadcastTensors(*options.process_group, State(), 0);
+    if (options_.process_group != nullptr) BroadcastTensors(*options_.process_group, State(), 0);
   }
+
+  NetFile header_;  // game, encodings, architecture (tensors cleared)
+  TrainerOptions options_;
+  torch::Device device_{torch::kCPU};
+  PolicyValueNet net_{nullptr};
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  int64_t steps_ = 0;  // optimizer steps taken
+  uint64_t random_state_ = 0;
+  // A CUDA device's batch upload (ToDevice; unused on the CPU and in builds without CUDA
+  // events): the host arrays staged in pinned CPU tensors (reused across steps, grown as needed)
+  // and copied with non-blocking copies on the device's current stream; `copied` is recorded
+  // after those copies, and waited for before the staging is written again.
+  PinnedStaging staging_;
+  CompactStaging compact_staging_;            // the same for the arrays of compact batches (Expand)
+  std::shared_ptr<const SampleCodec> codec_;  // set_sample_codec; null: no compact batches
+  torch::Tensor cell_maps_, action_maps_;     // the codec's maps on the device (Expand)
 };
 
 TorchTrainer::TorchTrainer(const NetFile& net, const TrainerOptions& options) {
-  TorchTrainer& s = *this;
-  s.header = net;
-  s.header.tensors.clear();
-  s.options = options;
-  s.random_state = options.seed;
+  header_ = net;
+  header_.tensors.clear();
+  options_ = options;
+  random_state_ = options.seed;
   if (!(options.learning_rate > 0)) {
     throw Error(fmt::format("learning rate {} must be positive", options.learning_rate));
   }
@@ -478,29 +499,29 @@ TorchTrainer::TorchTrainer(const NetFile& net, const TrainerOptions& options) {
     throw Error(
         fmt::format("training precision '{}': expected auto, fp32 or bf16", options.precision));
   }
-  s.device = ParseDevice(options.device);
-  if (s.options.precision == "auto") s.options.precision = s.device.is_cuda() ? "bf16" : "fp32";
+  device_ = ParseDevice(options.device);
+  if (options_.precision == "auto") options_.precision = device_.is_cuda() ? "bf16" : "fp32";
   torch::manual_seed(options.seed);
-  s.net = PolicyValueNet(net.architecture);
-  ImportTensors(s.net, net, "trainer start");
-  s.net->to(s.device);
+  net_ = PolicyValueNet(net.architecture);
+  ImportTensors(net_, net, "trainer start");
+  net_->to(device_);
   if (options.optimizer == "sgd") {
-    s.optimizer = std::make_unique<torch::optim::SGD>(
-        s.net->parameters(), torch::optim::SGDOptions(options.learning_rate)
-                                 .momentum(options.momentum)
-                                 .weight_decay(options.weight_decay));
+    optimizer_ = std::make_unique<torch::optim::SGD>(net_->parameters(),
+                                                     torch::optim::SGDOptions(options.learning_rate)
+                                                         .momentum(options.momentum)
+                                                         .weight_decay(options.weight_decay));
   } else if (options.optimizer == "adamw") {
-    s.optimizer = std::make_unique<torch::optim::AdamW>(
-        s.net->parameters(),
+    optimizer_ = std::make_unique<torch::optim::AdamW>(
+        net_->parameters(),
         torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay));
   } else {
     throw Error(fmt::format("optimizer '{}': expected sgd or adamw", options.optimizer));
   }
-  s.BroadcastState();
+  BroadcastState();
 }
 
 double TorchTrainer::LearningRate(int64_t step) const {
-  const TrainerOptions& o = options;
+  const TrainerOptions& o = options_;
   if (o.schedule == "constant") return o.learning_rate;
   if (o.schedule == "step") {
     double rate = o.learning_rate;
@@ -517,40 +538,39 @@ double TorchTrainer::LearningRate(int64_t step) const {
 
 TrainMetrics TorchTrainer::Step(const TrainingBatch& batch) {
   CheckBatch(batch);
-  const auto device_work = ShareDeviceWork(device.is_cuda());
+  const auto device_work = ShareDeviceWork(device_.is_cuda());
   return StepOn([&] { return Upload(batch); }, batch.size);
 }
 
 TrainMetrics TorchTrainer::Step(const CompactBatch& batch) {
   CheckCompact(batch);
-  const auto device_work = ShareDeviceWork(device.is_cuda());
+  const auto device_work = ShareDeviceWork(device_.is_cuda());
   return StepOn([&] { return Expand(batch); }, batch.size);
 }
 
 TrainMetrics TorchTrainer::StepOn(const std::function<DeviceBatch()>& make, int size) {
-  TorchTrainer& s = *this;
-  const int parts = s.options.micro_batches;
+  const int parts = options_.micro_batches;
   if (size % parts != 0) {
     throw Error(
         fmt::format("training batch of {} is not a multiple of micro_batches {}", size, parts));
   }
   TrainMetrics metrics;
-  metrics.learning_rate = LearningRate(s.steps);
+  metrics.learning_rate = LearningRate(steps_);
   try {
     const DeviceBatch batch = make();
-    for (auto& group : s.optimizer->param_groups()) group.options().set_lr(metrics.learning_rate);
-    s.net->train();
-    s.optimizer->zero_grad();
+    for (auto& group : optimizer_->param_groups()) group.options().set_lr(metrics.learning_rate);
+    net_->train();
+    optimizer_->zero_grad();
     torch::Tensor values;
     if (parts == 1) {
-      auto [loss, loss_metrics] = s.Loss(batch);
+      auto [loss, loss_metrics] = Loss(batch);
       loss.backward();
       values = loss_metrics;
     } else {
-      values = s.MicroBatchBackward(batch, size, parts);
+      values = MicroBatchBackward(batch, size, parts);
     }
-    if (s.options.process_group != nullptr) s.AllReduce(values);
-    s.ReadMetrics(values, metrics);
+    if (options_.process_group != nullptr) AllReduce(values);
+    ReadMetrics(values, metrics);
     // Before the update: a non-finite loss (NaN weights from a corrupted net, or divergence) must
     // neither reach the weights nor a checkpoint. Every rank sees the same averaged loss.
     if (!std::isfinite(metrics.loss)) {
@@ -558,53 +578,52 @@ TrainMetrics TorchTrainer::StepOn(const std::function<DeviceBatch()>& make, int 
           "training step {}: the loss is not finite ({}; policy {}, value {}): the network "
           "diverged or its weights are corrupted; training stops and nothing after step {} is "
           "checkpointed",
-          s.steps + 1, metrics.loss, metrics.policy_loss, metrics.value_loss, s.steps));
+          steps_ + 1, metrics.loss, metrics.policy_loss, metrics.value_loss, steps_));
     }
-    s.optimizer->step();
+    optimizer_->step();
   } catch (const c10::Error& error) {
     throw Error(
-        fmt::format("training step {} failed: {}", s.steps + 1, error.what_without_backtrace()));
+        fmt::format("training step {} failed: {}", steps_ + 1, error.what_without_backtrace()));
   }
-  metrics.step = ++s.steps;
+  metrics.step = ++steps_;
   return metrics;
 }
 
 TrainMetrics TorchTrainer::Evaluate(const TrainingBatch& batch) {
   CheckBatch(batch);
-  const auto device_work = ShareDeviceWork(device.is_cuda());
+  const auto device_work = ShareDeviceWork(device_.is_cuda());
   return EvaluateOn([&] { return Upload(batch); });
 }
 
 TrainMetrics TorchTrainer::Evaluate(const CompactBatch& batch) {
   CheckCompact(batch);
-  const auto device_work = ShareDeviceWork(device.is_cuda());
+  const auto device_work = ShareDeviceWork(device_.is_cuda());
   return EvaluateOn([&] { return Expand(batch); });
 }
 
 TrainMetrics TorchTrainer::EvaluateOn(const std::function<DeviceBatch()>& make) {
-  TorchTrainer& s = *this;
   TrainMetrics metrics;
   try {
     torch::NoGradGuard no_grad;
     const DeviceBatch batch = make();
-    s.net->eval();
-    s.ReadMetrics(s.Loss(batch).second, metrics);
+    net_->eval();
+    ReadMetrics(Loss(batch).second, metrics);
   } catch (const c10::Error& error) {
     throw Error(
         fmt::format("evaluating a training batch failed: {}", error.what_without_backtrace()));
   }
-  metrics.step = s.steps;
-  metrics.learning_rate = LearningRate(s.steps);
+  metrics.step = steps_;
+  metrics.learning_rate = LearningRate(steps_);
   return metrics;
 }
 
 void TorchTrainer::SetSampleCodec(std::shared_ptr<const SampleCodec> new_codec) {
-  const NetArchitecture& a = header.architecture;
+  const NetArchitecture& a = header_.architecture;
   if (new_codec == nullptr) throw Error("sample codec: none given");
   const SampleCodec& c = *new_codec;
-  if (c.game != header.game) {
+  if (c.game != header_.game) {
     throw Error(
-        fmt::format("sample codec of game '{}' for a trainer of '{}'", c.game, header.game));
+        fmt::format("sample codec of game '{}' for a trainer of '{}'", c.game, header_.game));
   }
   const size_t area = size_t(a.height) * size_t(a.width);
   if (c.symmetries < 1 || c.position_bytes < 1 || c.max_moves < 1 ||
@@ -614,22 +633,21 @@ void TorchTrainer::SetSampleCodec(std::shared_ptr<const SampleCodec> new_codec) 
     throw Error(fmt::format("sample codec of '{}' does not fit the net's architecture ({})", c.game,
                             DescribeArchitecture(a)));
   }
-  codec = std::move(new_codec);
-  cell_maps = torch::Tensor();
-  action_maps = torch::Tensor();
+  codec_ = std::move(new_codec);
+  cell_maps_ = torch::Tensor();
+  action_maps_ = torch::Tensor();
 }
 
 void TorchTrainer::Predict(const float* planes, int batch, float* policy, float* wdl) {
-  TorchTrainer& s = *this;
-  const NetArchitecture& a = s.header.architecture;
-  const auto device_work = ShareDeviceWork(device.is_cuda());
+  const NetArchitecture& a = header_.architecture;
+  const auto device_work = ShareDeviceWork(device_.is_cuda());
   torch::NoGradGuard no_grad;
-  s.net->eval();
+  net_->eval();
   const torch::Tensor input =
       torch::from_blob(const_cast<float*>(planes), {batch, a.input_planes, a.height, a.width},
                        torch::kFloat32)
-          .to(s.device);
-  auto [p, v] = s.net->forward(input);
+          .to(device_);
+  auto [p, v] = net_->forward(input);
   const torch::Tensor ph = p.to(torch::kCPU).contiguous();
   const torch::Tensor vh = torch::softmax(v, 1).to(torch::kCPU).contiguous();
   std::memcpy(policy, ph.data_ptr<float>(), size_t(ph.numel()) * sizeof(float));
@@ -637,26 +655,25 @@ void TorchTrainer::Predict(const float* planes, int batch, float* policy, float*
 }
 
 void TorchTrainer::SaveCheckpoint(const std::string& path) const {
-  const TorchTrainer& s = *this;
   std::ostringstream bytes;
   try {
-    for (const torch::Tensor& tensor : s.State()) {
+    for (const torch::Tensor& tensor : State()) {
       if (!torch::isfinite(tensor).all().item<bool>()) {
         throw Error(fmt::format(
             "checkpoint {}: not written: the weights of step {} hold NaN or Inf (training "
             "diverged); the last checkpoint stays",
-            path, s.steps));
+            path, steps_));
       }
     }
     torch::serialize::OutputArchive archive;
     torch::serialize::OutputArchive model, optimizer;
-    s.net->save(model);
-    s.optimizer->save(optimizer);
+    net_->save(model);
+    optimizer_->save(optimizer);
     archive.write("model", model);
     archive.write("optimizer", optimizer);
-    archive.write("step", torch::tensor(s.steps, torch::kInt64));
-    archive.write("random_state", torch::tensor(int64_t(s.random_state), torch::kInt64));
-    archive.write("header", BytesTensor(HeaderBytes(s.header)));
+    archive.write("step", torch::tensor(steps_, torch::kInt64));
+    archive.write("random_state", torch::tensor(int64_t(random_state_), torch::kInt64));
+    archive.write("header", BytesTensor(HeaderBytes(header_)));
     auto generator = at::detail::getDefaultCPUGenerator();
     {
       std::lock_guard<std::mutex> lock(generator.mutex());
@@ -671,31 +688,30 @@ void TorchTrainer::SaveCheckpoint(const std::string& path) const {
 }
 
 CheckpointLoad TorchTrainer::LoadCheckpoint(const std::string& path) {
-  TorchTrainer& s = *this;
   const CheckpointLoad load =
       ReadNewestCheckpoint(path, [&](const std::string& bytes, const std::string& file) {
         try {
           torch::serialize::InputArchive archive;
-          archive.load_from(bytes.data(), bytes.size(), s.device);
+          archive.load_from(bytes.data(), bytes.size(), device_);
           torch::Tensor header;
           archive.read("header", header);
-          if (TensorBytes(header) != HeaderBytes(s.header)) {
+          if (TensorBytes(header) != HeaderBytes(header_)) {
             throw Error(
                 fmt::format("checkpoint {}: made for another game, encoding or architecture "
                             "than this trainer's ({})",
-                            file, DescribeArchitecture(s.header.architecture)));
+                            file, DescribeArchitecture(header_.architecture)));
           }
           torch::serialize::InputArchive model, optimizer;
           archive.read("model", model);
           archive.read("optimizer", optimizer);
-          s.net->load(model);
-          s.optimizer->load(optimizer);
+          net_->load(model);
+          optimizer_->load(optimizer);
           torch::Tensor step, random_state, rng;
           archive.read("step", step);
           archive.read("random_state", random_state);
           archive.read("torch_cpu_rng", rng);
-          s.steps = step.item<int64_t>();
-          s.random_state = uint64_t(random_state.item<int64_t>());
+          steps_ = step.item<int64_t>();
+          random_state_ = uint64_t(random_state.item<int64_t>());
           auto generator = at::detail::getDefaultCPUGenerator();
           std::lock_guard<std::mutex> lock(generator.mutex());
           generator.set_state(rng);
@@ -706,24 +722,23 @@ CheckpointLoad TorchTrainer::LoadCheckpoint(const std::string& path) {
               fmt::format("checkpoint {}: corrupted: its LibTorch archive does not load", file));
         }
       });
-  if (s.options.process_group != nullptr) {
-    std::vector<double> steps = {double(s.steps), -double(s.steps)};
-    s.options.process_group->AllReduce(steps, ReduceOp::kMax);
+  if (options_.process_group != nullptr) {
+    std::vector<double> steps = {double(steps_), -double(steps_)};
+    options_.process_group->AllReduce(steps, ReduceOp::kMax);
     if (steps[0] != -steps[1]) {
       throw Error(fmt::format("checkpoint {}: the ranks loaded different steps ({} to {})", path,
                               -steps[1], steps[0]));
     }
-    s.BroadcastState();
+    BroadcastState();
   }
   return load;
 }
 
 NetFile TorchTrainer::ExportNet(uint64_t games, const std::string& parent,
                                 const std::string& source_revision) const {
-  const TorchTrainer& s = *this;
-  NetFile net = s.header;
-  net.tensors = ExportTensors(const_cast<PolicyValueNet&>(s.net));
-  net.provenance.training_steps = uint64_t(s.steps);
+  NetFile net = header_;
+  net.tensors = ExportTensors(const_cast<PolicyValueNet&>(net_));
+  net.provenance.training_steps = uint64_t(steps_);
   net.provenance.games = games;
   net.provenance.parent = parent;
   net.provenance.created = UtcNow();
@@ -732,8 +747,8 @@ NetFile TorchTrainer::ExportNet(uint64_t games, const std::string& parent,
 }
 
 uint64_t TorchTrainer::NextRandom() {
-  random_state += 0x9E3779B97F4A7C15ull;
-  return SplitMix64(random_state);
+  random_state_ += 0x9E3779B97F4A7C15ull;
+  return SplitMix64(random_state_);
 }
 
 }  // namespace

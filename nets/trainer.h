@@ -106,10 +106,13 @@ struct CompactBatch {
 
 // The game-specific half of expanding a CompactBatch (nets/sample_codec.h MakeSampleCodec<G>
 // makes it from the game's encoding and the batched rules of cuda/batched_rules.h). The
-// callbacks take device pointers and a cudaStream_t on a CUDA trainer (the rule kernels), host
-// pointers and nullptr on the CPU (their CPU twin); they must not throw except vz::Error.
+// callbacks take device pointers and a cudaStream_t (the rule kernels), or, for a codec that
+// runs on the host (`host`: their CPU twin), host pointers and nullptr; a CUDA trainer with a
+// host codec expands the positions on the host and copies the planes and legal moves over. They
+// must not throw except vz::Error.
 struct SampleCodec {
   std::string game;        // the game's name, checked against the trainer's net
+  bool host = true;        // the callbacks take host pointers (the CPU twin)
   int position_bytes = 0;  // sizeof(G::Position)
   int max_moves = 0;       // G::kMaxMoves
   int symmetries = 1;      // InputEncoding<G>::kNumSymmetries
