@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <httplib.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -135,11 +136,21 @@ class ConnectionStream : public httplib::Stream {
   virtual void StartRequest() { request_bytes_ = 0; }
 
   ssize_t read(char* ptr, size_t size) final {
-    if (request_bytes_ >= max_request_bytes_) return -1;
+    if (request_bytes_ >= max_request_bytes_) {
+      failed_ = true;
+      return -1;
+    }
     const ssize_t got = ReadSome(ptr, std::min(size, max_request_bytes_ - request_bytes_));
-    if (got > 0) request_bytes_ += size_t(got);
+    if (got > 0) {
+      request_bytes_ += size_t(got);
+    } else {
+      failed_ = true;
+    }
     return got;
   }
+  // True once a read failed (the client closed, was too slow or sent too much): httplib has then
+  // answered 400 or 413 and the connection is closed.
+  bool failed() const { return failed_; }
 
  protected:
   explicit ConnectionStream(size_t max_request_bytes) : max_request_bytes_(max_request_bytes) {}
@@ -148,6 +159,7 @@ class ConnectionStream : public httplib::Stream {
  private:
   size_t max_request_bytes_;
   size_t request_bytes_ = 0;
+  bool failed_ = false;
 };
 
 // A client's bytes in memory (HttpServer::ServeBytes): reads take from the input, writes append
@@ -376,6 +388,9 @@ class BoundedPool final : public httplib::TaskQueue {
 class RoutedServer final : public httplib::Server {
  public:
   using httplib::Server::process_request;
+  // httplib (0.11.4) listens with a backlog of 5: a burst of connections beyond it overflows the
+  // accept queue. Listening again on the bound socket widens it.
+  void WidenBacklog() { ::listen(svr_sock_, SOMAXCONN); }
   std::function<void(socket_t)> serve_socket;
 
  private:
@@ -451,11 +466,13 @@ struct HttpServer::Impl {
       bool closed = false;
       bool ok = false;
       try {
-        ok = server.process_request(stream, left == 1, closed, nullptr);
+        // Range requests are ignored (whole answers only): httplib would cut JSON answers too.
+        ok = server.process_request(stream, left == 1, closed,
+                                    [](httplib::Request& request) { request.ranges.clear(); });
       } catch (...) {
         return;
       }
-      if (!ok || closed) return;
+      if (!ok || closed || stream.failed()) return;
     }
   }
 
@@ -502,7 +519,10 @@ struct HttpServer::Impl {
           last = true;
         }
       }
-      if (last) api.ForgetAnalysis(id);
+      if (last) {
+        api.ForgetAnalysis(id);
+        malloc_trim(0);  // the stream's own answers too (web_engine.cc trims the search's)
+      }
     } catch (...) {
     }
   }
@@ -537,20 +557,23 @@ struct HttpServer::Impl {
       }
       return httplib::Server::HandlerResponse::Handled;
     });
-    // Errors httplib makes itself (413 too large, 404 no route, 400 bad request line) get a JSON
-    // body too; ours already have one. The request's path and method are the client's bytes.
-    server.set_error_handler([](const Request& request, Response& response) {
-      if (!response.body.empty()) return;
-      try {
-        std::string message = "HTTP " + std::to_string(response.status);
-        if (response.status == 404) message = "not found: " + request.path;
-        if (response.status == 413) message = "request body too large";
-        if (response.status == 405) message = "method not allowed: " + request.method;
-        SendError(response, response.status, message, response.status == 413 ? "body" : "");
-      } catch (...) {
-        SendPlainError(response, response.status);
-      }
-    });
+    // Errors httplib makes itself (413 too large, 404 no route, 416 a bad Range) get a JSON body
+    // too; ours already have one. The request's path and method are the client's bytes. "Not
+    // handled" keeps httplib from cutting the body to a Range the request gave.
+    server.set_error_handler(
+        httplib::Server::HandlerWithResponse([](const Request& request, Response& response) {
+          if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+          try {
+            std::string message = "HTTP " + std::to_string(response.status);
+            if (response.status == 404) message = "not found: " + request.path;
+            if (response.status == 413) message = "request body too large";
+            if (response.status == 405) message = "method not allowed: " + request.method;
+            SendError(response, response.status, message, response.status == 413 ? "body" : "");
+          } catch (...) {
+            SendPlainError(response, response.status);
+          }
+          return httplib::Server::HandlerResponse::Unhandled;
+        }));
     server.set_exception_handler([](const Request&, Response& response, std::exception_ptr ep) {
       Guard(response, [&] {
         if (ep) std::rethrow_exception(ep);
@@ -679,6 +702,7 @@ int HttpServer::Start() {
   } else if (!impl_->server.bind_to_port(impl_->config.host, port)) {
     throw Error("vzero serve: cannot bind " + where + " (in use, or not an address of this host)");
   }
+  impl_->server.WidenBacklog();
   impl_->listening = true;
   impl_->thread = std::thread([this] {
     impl_->server.listen_after_bind();

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,7 +22,6 @@
 
 #include "serve/http_server.h"
 #include "serve/web_api.h"
-#include "tests/fuzz/fuzz_util.h"
 
 namespace {
 
@@ -82,15 +82,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string output =
       fixture.server->ServeBytes(std::string_view(reinterpret_cast<const char*>(data), size));
   if (output.empty()) return 0;
-  VZ_FUZZ_CHECK(output.rfind("HTTP/1.1 ", 0) == 0);
+  // Like VZ_FUZZ_CHECK, showing the answer first.
+  auto check = [&output](bool condition, const char* what) {
+    if (condition) return;
+    std::fprintf(stderr, "fuzz invariant failed: %s\nanswer:\n%s\n", what,
+                 output.substr(0, 800).c_str());
+    std::abort();
+  };
+
+  check(output.rfind("HTTP/1.1 ", 0) == 0, "output.rfind(\"HTTP/1.1 \", 0) == 0");
   int status = 0;
   std::string head, body;
-  VZ_FUZZ_CHECK(FirstAnswer(output, status, head, body));
-  VZ_FUZZ_CHECK(status >= 200 && status < 600);
+  check(FirstAnswer(output, status, head, body), "FirstAnswer(output, status, head, body)");
+  check(status >= 200 && status < 600, "status >= 200 && status < 600");
   if (head.find("Content-Type: application/json") != std::string::npos && !body.empty()) {
     const nlohmann::json reply = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-    VZ_FUZZ_CHECK(!reply.is_discarded());
-    if (status >= 400) VZ_FUZZ_CHECK(reply.is_object() && reply.contains("error"));
+    check(!reply.is_discarded(), "!reply.is_discarded()");
+    if (status >= 400)
+      check(reply.is_object() && reply.contains("error"),
+            "reply.is_object() && reply.contains(\"error\")");
   }
   return 0;
 }
