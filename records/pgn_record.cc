@@ -80,15 +80,29 @@ std::vector<RecordText> ParseRecordText(std::string_view text) {
       ++i;
     } else if (c == '[') {
       if (!current.moves.empty()) finish("*");  // a new game without a result token
-      const size_t end = text.find(']', i);
-      const size_t eol = text.find('\n', i);
-      if (end == std::string_view::npos || (eol != std::string_view::npos && eol < end)) {
+      // The tag ends at the first ']' after its quoted value (which may hold ']' and escaped
+      // quotes); a tag is one line.
+      const size_t eol = std::min(text.find('\n', i), text.size());
+      size_t value_end = std::string_view::npos;
+      const size_t open = text.find('"', i);
+      if (open < eol) {
+        for (size_t k = open + 1; k < eol; ++k) {
+          if (text[k] == '\\') {
+            ++k;
+          } else if (text[k] == '"') {
+            value_end = k;
+            break;
+          }
+        }
+      }
+      const size_t end = text.find(']', value_end == std::string_view::npos ? i : value_end);
+      if (end == std::string_view::npos || end > eol) {
         throw Error("record line " + std::to_string(line) + ": unterminated tag");
       }
       const std::string_view body = text.substr(i + 1, end - i - 1);
-      const size_t quote = body.find('"');
-      const size_t last_quote = body.rfind('"');
-      if (quote == std::string_view::npos || last_quote == quote) {
+      const size_t quote = open - i - 1;
+      const size_t last_quote = value_end - i - 1;
+      if (open >= eol || value_end == std::string_view::npos) {
         throw Error("record line " + std::to_string(line) + ": tag without a quoted value");
       }
       std::string name(body.substr(0, quote));

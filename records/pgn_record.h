@@ -90,11 +90,14 @@ std::string WriteRecord(const GameState<G>& state, const RecordInfo& info) {
   std::tm utc{};
   if (gmtime_r(&now, &utc) != nullptr) std::strftime(date, sizeof(date), "%Y.%m.%d", &utc);
   std::string out;
+  // A tag is one line: quotes and backslashes are escaped, control characters (a newline that
+  // would start a forged tag) become spaces.
   auto tag = [&out](std::string_view name, const std::string& value) {
     out += "[" + std::string(name) + " \"";
     for (char c : value) {
       if (c == '"' || c == '\\') out += '\\';
-      out += c;
+      const auto byte = static_cast<unsigned char>(c);
+      out += byte < 0x20 || byte == 0x7f ? ' ' : c;
     }
     out += "\"]\n";
   };

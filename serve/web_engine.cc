@@ -1,5 +1,7 @@
 #include "serve/web_engine.h"
 
+#include <malloc.h>
+
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -59,7 +61,12 @@ struct EngineService::Impl {
         }
         try {
           for (const std::string& line : taken) engine->HandleLine(line);
-          if (engine->Busy()) engine->RunRound();
+          if (engine->Busy()) {
+            engine->RunRound();
+            // The searches' trees are freed as they end; glibc keeps freed pages in its arenas
+            // (one per thread that allocated) until told: give them back once the engine is idle.
+            if (!engine->Busy()) malloc_trim(0);
+          }
         } catch (const std::exception& e) {
           // The engine answers bad queries and evaluator failures itself; anything else is
           // reported and the worker goes on serving.
@@ -89,7 +96,11 @@ struct EngineService::Impl {
       auto it = jobs.find(id);
       if (it == jobs.end() || it->second.ended) return;
       const bool final = answer.contains("error") || !answer.value("isDuringSearch", false);
-      it->second.answers.push_back(std::move(answer));
+      // A newer answer supersedes an interim one nobody has taken: a slow or absent reader
+      // keeps at most one answer queued, whatever the report interval.
+      std::deque<json>& queue = it->second.answers;
+      if (!queue.empty() && queue.back().value("isDuringSearch", false)) queue.pop_back();
+      queue.push_back(std::move(answer));
       if (final) {
         it->second.ended = true;
         it->second.ended_at = Clock::now();

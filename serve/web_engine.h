@@ -10,9 +10,12 @@
 // without ("rollout", every variant), so a page may ask for either evaluator.
 //
 // A job is one query of one turn. Its answers (interim ones with isDuringSearch true, then a final
-// one, or one error object) queue up until taken with Next; a job ends with its final answer or
-// error. At most max_jobs jobs run at once; finished jobs whose answers nobody takes are dropped
-// after a minute.
+// one, or one error object) queue up until taken with Next, a newer answer replacing an interim one
+// not yet taken (at most one answer waits); a job ends with its final answer or error. At most
+// max_jobs jobs run at once; finished jobs whose answers nobody takes are dropped after a minute.
+// A job's search tree is freed when it ends, and the freed memory is given back to the system
+// (malloc_trim) whenever an engine has no search left; what stays is the engines themselves
+// (evaluators, a net's weights) and the answers not yet taken.
 //
 // Thread-safety: every public method may be called from any number of threads at once.
 

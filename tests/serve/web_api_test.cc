@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -22,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "arena/record.h"
 #include "serve/http_server.h"
 
 namespace vz {
@@ -90,6 +93,30 @@ class WebServerTest : public ::testing::Test {
     EXPECT_TRUE(result) << path << ": no response";
     if (!result) return {0, Json()};
     return {result->status, Json::parse(result->body, nullptr, false)};
+  }
+
+  // Sends `bytes` on a fresh connection and reads the answer until the server closes it: {status,
+  // parsed JSON body (discarded when not JSON)}; status 0 when nothing came back.
+  std::pair<int, Json> Raw(const std::string& bytes) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    EXPECT_GE(fd, 0);
+    timeval timeout{30, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(uint16_t(port_));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+    EXPECT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL), ssize_t(bytes.size()));
+    std::string reply;
+    char buffer[4096];
+    ssize_t got;
+    while ((got = ::read(fd, buffer, sizeof(buffer))) > 0) reply.append(buffer, size_t(got));
+    ::close(fd);
+    if (reply.rfind("HTTP/1.1 ", 0) != 0) return {0, Json()};
+    const size_t body = reply.find("\r\n\r\n");
+    return {std::atoi(reply.c_str() + 9),
+            Json::parse(body == std::string::npos ? "" : reply.substr(body + 4), nullptr, false)};
   }
 
   // The answers of an analysis stream, until its end event.
@@ -357,6 +384,149 @@ TEST_F(WebServerTest, RecordsRoundTrip) {
   auto [status5, error5] = Post("/api/record/import", {{"text", "1. e4 *\n"}});
   EXPECT_EQ(status5, 400);
   EXPECT_EQ(error5["field"], "variant");
+}
+
+// Bytes that are not UTF-8, in every part of a request a client controls, get a JSON 4xx (the
+// server used to end on the first: nlohmann's dump threw outside any guard), and the server
+// answers afterwards.
+TEST_F(WebServerTest, BytesThatAreNotUtf8GetJsonErrors) {
+  auto post = [](const std::string& path, const std::string& body) {
+    return "POST " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: " +
+           "application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  };
+  struct Case {
+    std::string request;
+    int status;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {"GET /%ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 404, "not found"},
+      {"GET /%ff%fe%c3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 404, "not found"},
+      {"GET /\xff\xfe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 404, "not found"},
+      {"POST /api/%ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", 404,
+       "not found"},
+      {"GET /api/runs/%ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 404, "no run"},
+      {"GET /api/runs/run1/plots/%ff.svg HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 404,
+       "no plot"},
+      {post("/api/position", "{\"variant\": \"\xff\"}"), 400, "malformed JSON"},
+      {post("/api/position", "{\"variant\": \"chad\", \"\xff\xfe\": 1}"), 400, "malformed JSON"},
+      {post("/api/position", "{\"variant\": \"chad\", \"moves\": [\"c3\xc3\"]}"), 400,
+       "malformed JSON"},
+      {post("/api/record/import", "{\"text\": \"[Variant \\\"chad\\\"]\\n\\n1. \xff *\"}"), 400,
+       "malformed JSON"},
+  };
+  for (const Case& c : cases) {
+    auto [status, error] = Raw(c.request);
+    EXPECT_EQ(status, c.status) << c.request;
+    ASSERT_TRUE(error.is_object()) << c.request;
+    EXPECT_NE(error.value("error", "").find(c.says), std::string::npos)
+        << c.request << " -> " << error.dump();
+  }
+  // A request line httplib cannot parse it answers itself, 400 without a body.
+  EXPECT_EQ(Raw("G\xffT / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").first, 400);
+  // Bad bytes in a query string and a header of a good request change nothing.
+  EXPECT_EQ(Raw("GET /api/info?x=%ff HTTP/1.1\r\nHost: \xff\r\nX-A: \xc3\r\nConnection: "
+                "close\r\n\r\n")
+                .first,
+            200);
+  // Text the server echoes back that is valid JSON but odd: control characters and a NUL in an
+  // unknown field name and in a move.
+  auto [status, error] = Post("/api/position", {{"variant", "chad"}, {std::string("a\0\n", 3), 1}});
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(error["field"], std::string("a\0\n", 3));
+  auto [status2, error2] =
+      Post("/api/position", {{"variant", "chad"}, {"moves", {std::string("c3\0\x01", 4)}}});
+  EXPECT_EQ(status2, 400);
+  EXPECT_EQ(error2["field"], "moves");
+  EXPECT_EQ(Get("/api/info").first, 200);
+}
+
+// A number beyond a double is a malformed body (400), not an internal error (it was 500).
+TEST_F(WebServerTest, NumbersBeyondADoubleAreRefused) {
+  for (const std::string body :
+       {R"({"variant": "chad", "simulations": 1e999})", R"({"variant": "chad", "every": -1e999})",
+        R"({"variant": "chad", "x": {"y": [1, 1e400]}})"}) {
+    auto [status, error] = PostText("/api/analysis", body);
+    EXPECT_EQ(status, 400) << body << " -> " << error.dump();
+    EXPECT_EQ(error["field"], "body") << body;
+    EXPECT_NE(error["error"].get<std::string>().find("malformed JSON"), std::string::npos);
+  }
+  EXPECT_EQ(Get("/api/info").first, 200);
+}
+
+// Event streams are capped per analysis and in all (503 with a JSON error past a cap); a slot is
+// free again once its stream ends.
+TEST_F(WebServerTest, EventStreamsAreCapped) {
+  HttpServerConfig http;
+  http.threads = 8;
+  http.max_streams = 2;
+  http.max_streams_per_analysis = 1;
+  Boot(http, 8);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    auto [status, started] =
+        Post("/api/analysis", {{"variant", "chaco-rex"}, {"simulations", 5000}, {"every", 0.05}});
+    ASSERT_EQ(status, 200) << started.dump();
+    ids.push_back(started["id"]);
+  }
+  // The first two analyses get one stream each, read on threads until their end.
+  std::atomic<int> open{0};
+  std::vector<std::thread> readers;
+  for (int i = 0; i < 2; ++i) {
+    readers.emplace_back([&, id = ids[size_t(i)]] {
+      httplib::Client client("127.0.0.1", port_);
+      client.set_read_timeout(60, 0);
+      bool counted = false;
+      client.Get(("/api/analysis/" + id + "/events").c_str(), [&](const char*, size_t) {
+        if (!counted) ++open;
+        counted = true;
+        return true;
+      });
+    });
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (open < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(open.load(), 2);
+  auto [status, error] = Get("/api/analysis/" + ids[0] + "/events");
+  EXPECT_EQ(status, 503);
+  EXPECT_NE(error.value("error", "").find("event streams of analysis " + ids[0]), std::string::npos)
+      << error.dump();
+  auto [status2, error2] = Get("/api/analysis/" + ids[2] + "/events");
+  EXPECT_EQ(status2, 503);
+  EXPECT_NE(error2.value("error", "").find("too many event streams: 2 are open"), std::string::npos)
+      << error2.dump();
+  EXPECT_EQ(Get("/api/info").first, 200);  // quick requests still have threads
+  for (int i = 0; i < 2; ++i) Post("/api/analysis/" + ids[size_t(i)] + "/stop", Json::object());
+  for (std::thread& reader : readers) reader.join();
+  Post("/api/analysis/" + ids[2] + "/stop", Json::object());
+  const std::vector<Json> answers = Stream(ids[2]);
+  ASSERT_FALSE(answers.empty());
+  EXPECT_TRUE(answers.back().value("terminated", false));
+}
+
+// A tag value cannot forge another tag: a newline in it becomes a space, its quote is escaped,
+// and the record reads back with the same game and the same value.
+TEST_F(WebServerTest, RecordTagsStayOnOneLine) {
+  const std::string white = "a\"]\n[Evil \"1";
+  const Json game = {
+      {"variant", "chad"}, {"moves", {"c3c2", "h10h11"}}, {"white", white}, {"black", "b\\\r"}};
+  auto [status, record] = Post("/api/record/export", game);
+  ASSERT_EQ(status, 200) << record.dump();
+  const std::string text = record["text"];
+  EXPECT_NE(text.find("[White \"a\\\"] [Evil \\\"1\"]\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\n[Evil"), std::string::npos) << text;
+  EXPECT_NE(text.find("[Black \"b\\\\ \"]\n"), std::string::npos) << text;
+  const std::vector<RecordText> records = ParseRecordText(text);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].Tag("White"), "a\"] [Evil \"1");
+  EXPECT_EQ(records[0].Tag("Black"), "b\\ ");
+  EXPECT_EQ(records[0].Tag("Evil"), "");
+  auto [status2, imported] = Post("/api/record/import", {{"text", text}});
+  ASSERT_EQ(status2, 200) << imported.dump();
+  EXPECT_EQ(imported["variant"], "chad");
+  EXPECT_EQ(imported["moves"], game["moves"]);
 }
 
 TEST_F(WebServerTest, DashboardServesRunsAndNothingElse) {
