@@ -25,6 +25,7 @@
 #include "nets/net_runner.h"
 #include "nets/trainer.h"
 #include "selfplay/replay_window.h"
+#include "selfplay/run_report.h"
 #include "selfplay/train_config.h"
 #include "selfplay/trainer_ingest.h"
 #include "selfplay/trainer_publish.h"
