@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "arena/record.h"
+#include "records/pgn_record.h"
 #include "serve/http_server.h"
 
 namespace vz {
