@@ -1,4 +1,5 @@
-// `vzero net init` and `vzero net describe`: create and inspect net files (nets/net_file.h).
+// `vzero net init`, `vzero net describe` and `vzero net diagnose`: create and inspect net files
+// (nets/net_file.h) and measure what a net knows of material (research/net_diagnostics.h).
 
 #include <fmt/core.h>
 
@@ -8,6 +9,7 @@
 #include "app/commands.h"
 #include "nets/net_file.h"
 #include "nets/variant_nets.h"
+#include "research/net_diagnostics.h"
 
 #ifndef VZ_GIT_REVISION
 #define VZ_GIT_REVISION "unknown"
@@ -86,6 +88,18 @@ void RunNetDescribe(const std::string& path) {
   }
 }
 
+struct NetDiagnoseOptions {
+  std::string file;
+  research::NetDiagnosticsConfig config;
+};
+
+void RunNetDiagnose(const NetDiagnoseOptions& options) {
+  const research::NetDiagnostics diagnostics =
+      research::DiagnoseNetFile(options.file, options.config);
+  fmt::print("{}",
+             research::FormatNetDiagnostics(diagnostics, "Net " + options.file, options.config));
+}
+
 }  // namespace
 
 void AddNetCommand(CLI::App& app) {
@@ -96,7 +110,9 @@ void AddNetCommand(CLI::App& app) {
   CLI::App* init_command =
       command->add_subcommand("init", "Write a net with fresh weights for a game");
   init_command->add_option("--variant", init->variant, "Game name")->required();
-  init_command->add_option("--preset", init->preset, "Architecture: tiny, small, medium, large");
+  init_command->add_option("--preset", init->preset,
+                           "Architecture: tiny, small, medium, large or bNcM, then any of -se, "
+                           "-fc, -vpool, -gpool (e.g. b6c32-gpool-vpool)");
   init_command->add_option("-o,--output", init->output, "Net file to write")->required();
   init_command->add_option("--seed", init->seed, "Seed of the initial weights");
   init_command->add_option("--note", init->note, "Free text stored in the provenance");
@@ -107,6 +123,31 @@ void AddNetCommand(CLI::App& app) {
       command->add_subcommand("describe", "Print a net file's header and parameter count");
   describe->add_option("file", *path, "Net file")->required();
   describe->callback([path] { RunNetDescribe(*path); });
+
+  auto diagnose = std::make_shared<NetDiagnoseOptions>();
+  CLI::App* diagnose_command = command->add_subcommand(
+      "diagnose",
+      "Measure what a net knows of material on positions of its own games: its value's drop when "
+      "one piece of each kind is removed, its agreement with alpha-beta, the share of its "
+      "first-choice moves that lose material by alpha-beta's judgement");
+  research::NetDiagnosticsConfig& c = diagnose->config;
+  diagnose_command->add_option("file", diagnose->file, "Net file")->required();
+  diagnose_command->add_option("--positions", c.positions, "Positions analysed")
+      ->check(CLI::Range(2, 1000000));
+  diagnose_command->add_option("--opening-plies", c.opening_plies, "Random plies opening a game")
+      ->check(CLI::Range(0, 1000));
+  diagnose_command->add_option("--sample-every", c.sample_every, "A position every N plies")
+      ->check(CLI::Range(1, 1000));
+  diagnose_command->add_option("--max-plies", c.max_plies, "Plies of a game at most")
+      ->check(CLI::Range(1, 100000));
+  diagnose_command->add_option("--judge-depth", c.judge_depth, "The judge is alphabeta:DEPTH")
+      ->check(CLI::Range(2, 5));
+  diagnose_command
+      ->add_option("--blunder-margin", c.blunder_margin,
+                   "Centipawns below alpha-beta's best that make a move material-losing")
+      ->check(CLI::Range(0, 100000));
+  diagnose_command->add_option("--seed", c.seed, "Seed of the random openings and removals");
+  diagnose_command->callback([diagnose] { RunNetDiagnose(*diagnose); });
 }
 
 }  // namespace vz::app

@@ -10,6 +10,8 @@
 // PieceTraits<G> members:
 //   kKinds                 number of kinds (<= kMaxPieceKinds)
 //   kNames[kind]           English name ("pawn", "king" for a draughts king)
+//   kLetters[kind]         White's letter of the kind in position strings (Black's: lower case;
+//                          draughts, which numbers its squares, has none)
 //   kPromotedFrom          the kind that promotes
 //   Baseline(kind)         the baseline's value in centipawns (a pawn or man = 100)
 //   Count(position)        PieceCounts of the position
@@ -39,6 +41,7 @@ template <>
 struct PieceTraits<chaco_rex::ChacoRexGame> {
   static constexpr int kKinds = 5;
   static constexpr const char* kNames[kKinds] = {"pawn", "knight", "bishop", "rook", "queen"};
+  static constexpr char kLetters[kKinds] = {'P', 'N', 'B', 'R', 'Q'};
   static constexpr int kPromotedFrom = 0;
   static constexpr int kTypes[kKinds] = {chaco_rex::kPawn, chaco_rex::kKnight, chaco_rex::kBishop,
                                          chaco_rex::kRook, chaco_rex::kQueen};
@@ -60,6 +63,7 @@ template <>
 struct PieceTraits<chad::ChadGame> {
   static constexpr int kKinds = 2;
   static constexpr const char* kNames[kKinds] = {"rook", "queen"};
+  static constexpr char kLetters[kKinds] = {'R', 'Q'};
   static constexpr int kPromotedFrom = 0;
   static int Baseline(int kind) {
     return kind == 0 ? EvalTraits<chad::ChadGame>::kRook : EvalTraits<chad::ChadGame>::kQueen;
@@ -79,6 +83,7 @@ template <>
 struct PieceTraits<cuarenta::CuarentaGame> {
   static constexpr int kKinds = 6;
   static constexpr const char* kNames[kKinds] = {"pawn", "guard", "frog", "camel", "vao", "bishop"};
+  static constexpr char kLetters[kKinds] = {'P', 'G', 'F', 'C', 'V', 'B'};
   static constexpr int kPromotedFrom = 0;
   static constexpr int kTypes[kKinds] = {cuarenta::kPawn,  cuarenta::kGuard, cuarenta::kFrog,
                                          cuarenta::kCamel, cuarenta::kVao,   cuarenta::kBishop};

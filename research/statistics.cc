@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <unordered_map>
+#include <vector>
 
 #include "engine/core/error.h"
 
@@ -222,6 +223,71 @@ Interval ScoreInterval(int64_t wins, int64_t draws, int64_t losses) {
   const double centre = (p + z2 / (2 * n)) / (1 + z2 / n);
   const double half = kZ95 * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n);
   return {p, std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
+
+Interval MeanInterval(std::span<const double> values) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (values.empty()) return {nan, nan, nan};
+  const double n = double(values.size());
+  double sum = 0.0;
+  for (double v : values) sum += v;
+  const double mean = sum / n;
+  if (values.size() == 1) return {mean, mean, mean};
+  double squares = 0.0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  const double half = kZ95 * std::sqrt(squares / (n - 1) / n);
+  return {mean, mean - half, mean + half};
+}
+
+Interval PearsonInterval(std::span<const double> x, std::span<const double> y) {
+  if (x.size() != y.size()) {
+    throw Error(fmt::format("correlation: {} x values but {} y values", x.size(), y.size()));
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const size_t n = x.size();
+  if (n < 2) return {nan, nan, nan};
+  double mx = 0.0, my = 0.0;
+  for (size_t i = 0; i < n; ++i) mx += x[i], my += y[i];
+  mx /= double(n), my /= double(n);
+  double sxy = 0.0, sxx = 0.0, syy = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+    syy += (y[i] - my) * (y[i] - my);
+  }
+  if (sxx <= 0 || syy <= 0) return {nan, nan, nan};
+  const double r = std::clamp(sxy / std::sqrt(sxx * syy), -1.0, 1.0);
+  if (n < 4 || std::abs(r) >= 1.0) return {r, n < 4 ? nan : r, n < 4 ? nan : r};
+  const double z = std::atanh(r), half = kZ95 / std::sqrt(double(n) - 3.0);
+  return {r, std::tanh(z - half), std::tanh(z + half)};
+}
+
+namespace {
+
+// Ranks 1..n of `values`, ties given their mean rank.
+std::vector<double> Ranks(std::span<const double> values) {
+  std::vector<size_t> order(values.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
+  std::vector<double> ranks(values.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && values[order[j + 1]] == values[order[i]]) ++j;
+    const double rank = (double(i) + double(j)) / 2.0 + 1.0;
+    for (size_t k = i; k <= j; ++k) ranks[order[k]] = rank;
+    i = j + 1;
+  }
+  return ranks;
+}
+
+}  // namespace
+
+double SpearmanCorrelation(std::span<const double> x, std::span<const double> y) {
+  if (x.size() != y.size()) {
+    throw Error(fmt::format("correlation: {} x values but {} y values", x.size(), y.size()));
+  }
+  const std::vector<double> rx = Ranks(x), ry = Ranks(y);
+  return PearsonInterval(rx, ry).value;
 }
 
 double EntropyBits(std::span<const int64_t> counts) {

@@ -65,6 +65,19 @@ Interval CoefficientRatio(const LogisticFit& fit, int numerator, int denominator
 // variance than half a win and half a loss). All 0.5 with no games.
 Interval ScoreInterval(int64_t wins, int64_t draws, int64_t losses);
 
+// The mean of `values` with its 95% interval (normal approximation, sample standard deviation:
+// mean +- 1.96 s / sqrt(n)). All NaN with no values; the interval collapses to the mean with one.
+Interval MeanInterval(std::span<const double> values);
+
+// Pearson's correlation of x and y (equal sizes) with the 95% interval of Fisher's z transform,
+// tanh(atanh(r) +- 1.96 / sqrt(n - 3)). NaN where it is undefined (fewer than 4 pairs for the
+// interval, fewer than 2 for r, or a constant x or y). Throws vz::Error on unequal sizes.
+Interval PearsonInterval(std::span<const double> x, std::span<const double> y);
+
+// Spearman's rank correlation of x and y (Pearson's of their ranks, ties given their mean rank).
+// NaN as PearsonInterval. Throws vz::Error on unequal sizes.
+double SpearmanCorrelation(std::span<const double> x, std::span<const double> y);
+
 // Shannon entropy in bits of the distribution proportional to `counts` (0 when empty).
 double EntropyBits(std::span<const int64_t> counts);
 
