@@ -15,6 +15,7 @@
 #include "nets/net_file.h"
 #include "nets/net_runner.h"
 #include "proto/net.pb.h"
+#include "tests/nets/reference_net.h"
 #include "tests/test_util.h"
 
 namespace vz::nets {
@@ -25,53 +26,17 @@ const bool kSingleThread = (SetCpuThreads(1), true);
 using ChacoRex = chaco_rex::ChacoRexGame;
 using Draughts = draughts::DraughtsGame;
 using vz::testing::ErrorOf;
-
-const NetTensor& TensorOf(const NetFile& net, const std::string& name) {
-  const NetTensor* tensor = net.Find(name);
-  if (tensor == nullptr) throw Error("test: no tensor " + name);
-  return *tensor;
-}
-
-// relu(batch norm(convolution `unit` of size k x k, zero padding)) of x [in][h][w] (eval mode).
-std::vector<float> ConvBnRelu(const NetFile& net, const std::string& unit,
-                              const std::vector<float>& x, int height, int width) {
-  const NetTensor& weight = TensorOf(net, unit + ".conv.weight");
-  const int out = int(weight.shape[0]), in = int(weight.shape[1]), k = int(weight.shape[2]);
-  const std::vector<float>& gamma = TensorOf(net, unit + ".bn.weight").data;
-  const std::vector<float>& beta = TensorOf(net, unit + ".bn.bias").data;
-  const std::vector<float>& mean = TensorOf(net, unit + ".bn.running_mean").data;
-  const std::vector<float>& var = TensorOf(net, unit + ".bn.running_var").data;
-  std::vector<float> y(size_t(out * height * width));
-  for (int o = 0; o < out; ++o) {
-    for (int r = 0; r < height; ++r) {
-      for (int c = 0; c < width; ++c) {
-        double sum = 0;
-        for (int i = 0; i < in; ++i) {
-          for (int dr = 0; dr < k; ++dr) {
-            for (int dc = 0; dc < k; ++dc) {
-              const int rr = r + dr - k / 2, cc = c + dc - k / 2;
-              if (rr < 0 || rr >= height || cc < 0 || cc >= width) continue;
-              sum += double(weight.data[size_t(((o * in + i) * k + dr) * k + dc)]) *
-                     x[size_t((i * height + rr) * width + cc)];
-            }
-          }
-        }
-        const double bn =
-            (sum - mean[size_t(o)]) / std::sqrt(double(var[size_t(o)]) + 1e-5) * gamma[size_t(o)] +
-            beta[size_t(o)];
-        y[size_t((o * height + r) * width + c)] = float(std::max(0.0, bn));
-      }
-    }
-  }
-  return y;
-}
+using vz::testing::FrameNetMessage;
+using vz::testing::ReferenceConvBn;
+using vz::testing::TensorOf;
 
 // The conv head's planes [policy_planes][height][width] for one position's input planes, from
 // the tensors of `net` (which has no residual blocks).
 std::vector<float> ReferencePolicyPlanes(const NetFile& net, const std::vector<float>& input) {
   const NetArchitecture& a = net.architecture;
-  const std::vector<float> trunk = ConvBnRelu(net, "input", input, a.height, a.width);
-  const std::vector<float> hidden = ConvBnRelu(net, "policy", trunk, a.height, a.width);
+  const std::vector<double> trunk = ReferenceConvBn(
+      net, "input", std::vector<double>(input.begin(), input.end()), a.height, a.width, true);
+  const std::vector<double> hidden = ReferenceConvBn(net, "policy", trunk, a.height, a.width, true);
   const NetTensor& weight = TensorOf(net, "policy_planes.weight");
   const NetTensor& bias = TensorOf(net, "policy_planes.bias");
   const int area = a.height * a.width;
@@ -186,20 +151,6 @@ TEST(PolicyHeadTest, NetFilesKeepBothHeadsAndFcNetsStayVersion1) {
   }
 }
 
-// The framed file of `message` (nets/net_file.h's layout), as an older or a hostile writer would
-// produce it.
-std::string Frame(const proto::Net& message) {
-  std::string payload;
-  message.SerializeToString(&payload);
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : payload) hash = (hash ^ c) * 0x100000001b3ull;
-  std::string out("VZNET\0\0\1", 8);
-  for (uint64_t value : {uint64_t(payload.size()), hash}) {
-    for (int i = 0; i < 8; ++i) out.push_back(char((value >> (8 * i)) & 0xff));
-  }
-  return out + payload;
-}
-
 proto::Net MessageOf(const NetFile& net) {
   const std::string bytes = SerializeNetFile(net);
   proto::Net message;
@@ -215,45 +166,45 @@ TEST(PolicyHeadTest, AVersion1FileWithoutHeadFieldsIsAnFcNet) {
   EXPECT_TRUE(message.architecture().policy_head().empty());
   EXPECT_EQ(message.architecture().policy_map_size(), 0);
   message.mutable_architecture()->clear_policy_head();
-  const NetFile back = ParseNetFile(Frame(message), "old.vznet");
+  const NetFile back = ParseNetFile(FrameNetMessage(message), "old.vznet");
   EXPECT_EQ(back.architecture.policy_head, PolicyHead::kFc);
   EXPECT_EQ(ErrorOf([&] { NetRunner runner(back, "old.vznet", "cpu"); }), "");
   // "fc" spelt out is the same head.
   message.mutable_architecture()->set_policy_head("fc");
-  EXPECT_EQ(ParseNetFile(Frame(message), "old.vznet").architecture, fc.architecture);
+  EXPECT_EQ(ParseNetFile(FrameNetMessage(message), "old.vznet").architecture, fc.architecture);
 }
 
 TEST(PolicyHeadTest, BadHeadFieldsAreRejectedWithOneLine) {
   const NetFile conv = FreshNetForGame<Draughts>("tiny", 2);
   proto::Net message = MessageOf(conv);
   message.mutable_architecture()->set_policy_head("dense");
-  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(message), "b.vznet"); }),
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(message), "b.vznet"); }),
             "net file b.vznet: unknown policy head 'dense' (known: fc, conv)");
   message = MessageOf(conv);
   message.set_format_version(1);
-  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(message), "b.vznet"); }),
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(message), "b.vznet"); }),
             "net file b.vznet: a conv policy head in a format version 1 file");
   message = MessageOf(conv);
   message.set_format_version(4);
-  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(message), "b.vznet"); }),
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(message), "b.vznet"); }),
             "net file b.vznet: format version 4, this vzero reads versions 1 to 3");
   message = MessageOf(conv);
   message.mutable_architecture()->set_policy_map(7, 113 * 64);
-  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(message), "b.vznet"); }),
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(message), "b.vznet"); }),
             "net file b.vznet: policy_map sends action 7 to 7232, outside the 7232 plane cells");
   message = MessageOf(conv);
   message.mutable_architecture()->set_policy_map(7, message.architecture().policy_map(6));
-  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(message), "b.vznet"); }),
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(message), "b.vznet"); }),
             "net file b.vznet: policy_map sends action 7 to " +
                 std::to_string(message.architecture().policy_map(6)) +
                 ", which another action has");
   message = MessageOf(conv);
   message.mutable_architecture()->mutable_policy_map()->RemoveLast();
-  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(message), "b.vznet"); }),
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(message), "b.vznet"); }),
             "net file b.vznet: architecture field policy_map size = 1023 is out of range");
   message = MessageOf(conv);
   message.mutable_architecture()->set_policy_planes(0);
-  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(message), "b.vznet"); }),
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(message), "b.vznet"); }),
             "net file b.vznet: architecture field policy_planes = 0 is out of range");
   // A valid map that is not this build's layout of the game.
   NetFile swapped = conv;

@@ -15,6 +15,7 @@
 #include "nets/net_file.h"
 #include "nets/net_runner.h"
 #include "proto/net.pb.h"
+#include "tests/nets/reference_net.h"
 #include "tests/test_util.h"
 
 namespace vz::nets {
@@ -24,6 +25,9 @@ const bool kSingleThread = (SetCpuThreads(1), true);
 
 using ChacoRex = chaco_rex::ChacoRexGame;
 using vz::testing::ErrorOf;
+using vz::testing::FrameNetMessage;
+using vz::testing::ReferenceConvBn;
+using vz::testing::TensorOf;
 
 TEST(PoolingTest, PresetNamesAreATowerAndOptions) {
   const NetArchitecture a = PresetArchitectureFor<ChacoRex>("b6c32-gpool-vpool");
@@ -93,47 +97,7 @@ TEST(PoolingTest, BoardCellsAreTheGamesOwnCells) {
   EXPECT_EQ(count(BoardCellMask(PresetArchitectureFor<ChacoRex>("tiny-fc"))), 9 * 19);
 }
 
-const NetTensor& TensorOf(const NetFile& net, const std::string& name) {
-  const NetTensor* tensor = net.Find(name);
-  if (tensor == nullptr) throw Error("test: no tensor " + name);
-  return *tensor;
-}
-
 using Planes = std::vector<double>;  // [channels][height][width]
-
-// batch norm(convolution `unit` of its k x k size, zero padding) of x (eval mode), ReLU'd or not.
-Planes ConvBn(const NetFile& net, const std::string& unit, const Planes& x, int height, int width,
-              bool relu) {
-  const NetTensor& weight = TensorOf(net, unit + ".conv.weight");
-  const int out = int(weight.shape[0]), in = int(weight.shape[1]), k = int(weight.shape[2]);
-  const auto& gamma = TensorOf(net, unit + ".bn.weight").data;
-  const auto& beta = TensorOf(net, unit + ".bn.bias").data;
-  const auto& mean = TensorOf(net, unit + ".bn.running_mean").data;
-  const auto& var = TensorOf(net, unit + ".bn.running_var").data;
-  Planes y(size_t(out * height * width));
-  for (int o = 0; o < out; ++o) {
-    for (int r = 0; r < height; ++r) {
-      for (int c = 0; c < width; ++c) {
-        double sum = 0;
-        for (int i = 0; i < in; ++i) {
-          for (int dr = 0; dr < k; ++dr) {
-            for (int dc = 0; dc < k; ++dc) {
-              const int rr = r + dr - k / 2, cc = c + dc - k / 2;
-              if (rr < 0 || rr >= height || cc < 0 || cc >= width) continue;
-              sum += double(weight.data[size_t(((o * in + i) * k + dr) * k + dc)]) *
-                     x[size_t((i * height + rr) * width + cc)];
-            }
-          }
-        }
-        const double bn =
-            (sum - mean[size_t(o)]) / std::sqrt(double(var[size_t(o)]) + 1e-5) * gamma[size_t(o)] +
-            beta[size_t(o)];
-        y[size_t((o * height + r) * width + c)] = relu ? std::max(0.0, bn) : bn;
-      }
-    }
-  }
-  return y;
-}
 
 // Mean then maximum of each channel of x over the cells `cells` (which holds >= 0 values).
 std::vector<double> Pool(const Planes& x, int channels, int area, const std::vector<int>& cells) {
@@ -173,10 +137,12 @@ std::vector<double> ReferenceWdl(const NetFile& net, const std::vector<float>& i
   for (int cell = 0; cell < area; ++cell) {
     if (mask[size_t(cell)] == 1.0f) cells.push_back(cell);
   }
-  const Planes x = ConvBn(net, "input", Planes(input.begin(), input.end()), a.height, a.width,
-                          /*relu=*/true);
-  Planes y = ConvBn(net, "tower.0.conv1", x, a.height, a.width, /*relu=*/false);
-  const Planes pooled_planes = ConvBn(net, "tower.0.pool", x, a.height, a.width, /*relu=*/true);
+  const Planes x =
+      ReferenceConvBn(net, "input", Planes(input.begin(), input.end()), a.height, a.width,
+                      /*relu=*/true);
+  Planes y = ReferenceConvBn(net, "tower.0.conv1", x, a.height, a.width, /*relu=*/false);
+  const Planes pooled_planes =
+      ReferenceConvBn(net, "tower.0.pool", x, a.height, a.width, /*relu=*/true);
   const std::vector<double> bias =
       Linear(net, "tower.0.pool_fc", Pool(pooled_planes, a.global_pooling_channels, area, cells));
   for (int c = 0; c < a.channels; ++c) {
@@ -185,10 +151,10 @@ std::vector<double> ReferenceWdl(const NetFile& net, const std::vector<float>& i
       v = std::max(0.0, v + bias[size_t(c)]);
     }
   }
-  const Planes z = ConvBn(net, "tower.0.conv2", y, a.height, a.width, /*relu=*/false);
+  const Planes z = ReferenceConvBn(net, "tower.0.conv2", y, a.height, a.width, /*relu=*/false);
   Planes trunk(x.size());
   for (size_t i = 0; i < x.size(); ++i) trunk[i] = std::max(0.0, x[i] + z[i]);
-  const Planes value = ConvBn(net, "value", trunk, a.height, a.width, /*relu=*/true);
+  const Planes value = ReferenceConvBn(net, "value", trunk, a.height, a.width, /*relu=*/true);
   std::vector<double> hidden = Linear(net, "value_fc1", Pool(value, a.value_channels, area, cells));
   for (double& h : hidden) h = std::max(0.0, h);
   const std::vector<double> logits = Linear(net, "value_fc2", hidden);
@@ -248,18 +214,6 @@ TEST(PoolingTest, PooledNetIsItsTensorsEvaluatedByHand) {
   }
 }
 
-std::string Frame(const proto::Net& message) {
-  std::string payload;
-  message.SerializeToString(&payload);
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : payload) hash = (hash ^ c) * 0x100000001b3ull;
-  std::string out("VZNET\0\0\1", 8);
-  for (uint64_t value : {uint64_t(payload.size()), hash}) {
-    for (int i = 0; i < 8; ++i) out.push_back(char((value >> (8 * i)) & 0xff));
-  }
-  return out + payload;
-}
-
 TEST(PoolingTest, NetFilesKeepThePoolingAsFormatVersion3) {
   const NetFile net = PooledNet(3);
   const std::string bytes = SerializeNetFile(net);
@@ -275,19 +229,19 @@ TEST(PoolingTest, NetFilesKeepThePoolingAsFormatVersion3) {
   EXPECT_EQ(message.architecture().value_head(), "pool");
   proto::Net old = message;
   old.set_format_version(2);
-  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(old), "p.vznet"); }),
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(old), "p.vznet"); }),
             "net file p.vznet: pooling in a format version 2 file");
   proto::Net bad = message;
   bad.mutable_architecture()->set_value_head("attention");
-  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(bad), "p.vznet"); }),
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(bad), "p.vznet"); }),
             "net file p.vznet: unknown value head 'attention' (known: fc, pool)");
   bad = message;
   bad.mutable_architecture()->set_global_pooling_every(2);
-  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(bad), "p.vznet"); }),
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(bad), "p.vznet"); }),
             "net file p.vznet: architecture field global_pooling_every = 2 is out of range");
   bad = message;
   bad.mutable_architecture()->set_global_pooling_channels(9);
-  EXPECT_EQ(ErrorOf([&] { ParseNetFile(Frame(bad), "p.vznet"); }),
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(bad), "p.vznet"); }),
             "net file p.vznet: architecture field global_pooling_channels = 9 is out of range");
 }
 
