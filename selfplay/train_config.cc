@@ -20,10 +20,8 @@
 #include "engine/core/error.h"
 #include "engine/core/fnv.h"
 #include "engine/registry.h"
-#include "records/run_files.h"
-#if VZ_HAVE_TORCH
 #include "nets/net_architecture.h"
-#endif
+#include "records/run_files.h"
 
 namespace vz {
 namespace {
@@ -207,18 +205,11 @@ void CheckDevice(std::string_view key, const std::string& device) {
 }
 
 void CheckNetPreset(std::string_view key, const std::string& preset) {
-#if VZ_HAVE_TORCH
   try {
     nets::CheckPresetName(preset);
   } catch (const Error& error) {
     KeyError(key, error.what());
   }
-#else
-  // Builds without LibTorch have no nets/ library and make no nets: the named presets of
-  // nets/net_architecture.cc only.
-  CheckOneOf(key, preset,
-             {"tiny", "small", "medium", "large", "tiny-fc", "small-fc", "medium-fc", "large-fc"});
-#endif
 }
 
 // Largest values accepted for counts (beyond any sensible run, small enough to stay exact).
