@@ -42,9 +42,11 @@ TrainerOptions OverfitOptions() {
   return options;
 }
 
-// Both policy heads: "tiny" has the conv head, "tiny-fc" the fully connected one.
+// Both policy heads: "tiny" has the conv head, "tiny-fc" the fully connected one; and the
+// pooled value head with a global pooling block (nets/net_architecture.h), which must train too.
 class TrainerHeadTest : public ::testing::TestWithParam<const char*> {};
-INSTANTIATE_TEST_SUITE_P(Heads, TrainerHeadTest, ::testing::Values("tiny", "tiny-fc"));
+INSTANTIATE_TEST_SUITE_P(Heads, TrainerHeadTest,
+                         ::testing::Values("tiny", "tiny-fc", "tiny-gpool-vpool"));
 
 TEST_P(TrainerHeadTest, TinyNetOverfitsASmallFixedSet) {
   using G = draughts::DraughtsGame;
