@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine/core/error.h"
+#include "engine/core/position_text.h"
 
 namespace vz::nets {
 
@@ -44,13 +45,7 @@ NetArchitecture ParsePreset(std::string_view name) {
         "-fc, -vpool, -gpool; e.g. {}, b6c32-gpool-vpool)",
         name, what, known));
   };
-  std::vector<std::string_view> parts;
-  for (size_t start = 0;;) {
-    const size_t dash = name.find('-', start);
-    parts.push_back(name.substr(start, dash == std::string_view::npos ? dash : dash - start));
-    if (dash == std::string_view::npos) break;
-    start = dash + 1;
-  }
+  const std::vector<std::string_view> parts = SplitAt(name, '-');
   NetArchitecture a;
   const std::string_view tower = parts[0];
   if (tower == "tiny") {

@@ -9,6 +9,7 @@
 
 #include "engine/alphabeta/alphabeta.h"
 #include "engine/core/game_state.h"
+#include "engine/core/position_text.h"
 #include "engine/core/zobrist.h"
 #include "engine/games.h"
 #include "nets/net_evaluator.h"
@@ -82,27 +83,17 @@ std::string WithoutLetter(const std::string& fen, char letter, int index) {
 // Draughts' "W:W1,K2:B3": the `color` list without its `index`-th man (kind 0) or king (kind 1).
 std::string WithoutDraughtsPiece(const std::string& fen, int color, int kind, int index) {
   std::vector<std::string> fields;
-  for (size_t start = 0;;) {
-    const size_t colon = fen.find(':', start);
-    fields.push_back(fen.substr(start, colon == std::string::npos ? colon : colon - start));
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
+  for (std::string_view field : SplitAt(fen, ':')) fields.emplace_back(field);
   const char side = color == 0 ? 'W' : 'B';
   bool removed = false;
   for (size_t f = 1; f < fields.size() && !removed; ++f) {
     if (fields[f].empty() || fields[f][0] != side) continue;
     std::vector<std::string> items;
-    std::string item;
-    for (char c : fields[f].substr(1)) {
-      if (c == ',') {
-        items.push_back(item);
-        item.clear();
-      } else {
-        item += c;
+    if (fields[f].size() > 1) {
+      for (std::string_view item : SplitAt(std::string_view(fields[f]).substr(1), ',')) {
+        items.emplace_back(item);
       }
     }
-    if (!item.empty()) items.push_back(item);
     int seen = 0;
     for (size_t k = 0; k < items.size(); ++k) {
       const bool king = !items[k].empty() && (items[k][0] == 'K' || items[k][0] == 'k');
