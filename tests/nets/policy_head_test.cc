@@ -28,6 +28,7 @@ using Draughts = draughts::DraughtsGame;
 using vz::testing::ErrorOf;
 using vz::testing::FrameNetMessage;
 using vz::testing::ReferenceConvBn;
+using vz::testing::ShiftBatchNorms;
 using vz::testing::TensorOf;
 
 // The conv head's planes [policy_planes][height][width] for one position's input planes, from
@@ -62,14 +63,7 @@ NetFile SmallConvNet(uint64_t seed) {
   a.channels = 4;
   a.policy_channels = 3;
   NetFile net = FreshNet(NetHeaderForGame<G>(a), seed);
-  std::mt19937 random{uint32_t(seed)};
-  std::uniform_real_distribution<float> uniform(0.5f, 2.0f);
-  for (NetTensor& tensor : net.tensors) {
-    if (tensor.name.find(".bn.") == std::string::npos) continue;
-    for (float& x : tensor.data) {
-      x = tensor.name.ends_with("running_mean") ? uniform(random) - 1.25f : uniform(random);
-    }
-  }
+  ShiftBatchNorms(net, seed);
   return net;
 }
 

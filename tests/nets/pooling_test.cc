@@ -27,6 +27,7 @@ using ChacoRex = chaco_rex::ChacoRexGame;
 using vz::testing::ErrorOf;
 using vz::testing::FrameNetMessage;
 using vz::testing::ReferenceConvBn;
+using vz::testing::ShiftBatchNorms;
 using vz::testing::TensorOf;
 
 TEST(PoolingTest, PresetNamesAreATowerAndOptions) {
@@ -170,14 +171,7 @@ std::vector<double> ReferenceWdl(const NetFile& net, const std::vector<float>& i
 // padding cells of the 9x19 grid carry values the pooling must leave out.
 NetFile PooledNet(uint64_t seed) {
   NetFile net = FreshNetForGame<ChacoRex>("b1c8-gpool-vpool", seed);
-  std::mt19937 random{uint32_t(seed)};
-  std::uniform_real_distribution<float> uniform(0.5f, 2.0f);
-  for (NetTensor& tensor : net.tensors) {
-    if (tensor.name.find(".bn.") == std::string::npos) continue;
-    for (float& x : tensor.data) {
-      x = tensor.name.ends_with("running_mean") ? uniform(random) - 1.25f : uniform(random);
-    }
-  }
+  ShiftBatchNorms(net, seed);
   return net;
 }
 

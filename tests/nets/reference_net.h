@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,20 @@ inline const nets::NetTensor& TensorOf(const nets::NetFile& net, const std::stri
   const nets::NetTensor* tensor = net.Find(name);
   if (tensor == nullptr) throw Error("test: no tensor " + name);
   return *tensor;
+}
+
+// Moves every batch norm of `net` off the identity (weights, biases and running variances uniform
+// in [0.5, 2], running means in [-0.75, 0.75], from `seed`), so that a reference that skipped one
+// would differ.
+inline void ShiftBatchNorms(nets::NetFile& net, uint64_t seed) {
+  std::mt19937 random{uint32_t(seed)};
+  std::uniform_real_distribution<float> uniform(0.5f, 2.0f);
+  for (nets::NetTensor& tensor : net.tensors) {
+    if (tensor.name.find(".bn.") == std::string::npos) continue;
+    for (float& x : tensor.data) {
+      x = tensor.name.ends_with("running_mean") ? uniform(random) - 1.25f : uniform(random);
+    }
+  }
 }
 
 // Batch norm (eval mode, eps 1e-5) of the k x k convolution `unit` (zero padding, its size from
