@@ -7,16 +7,22 @@ namespace vz {
 PlayerSpec PlayerSpec::Parse(std::string_view text) {
   PlayerSpec spec;
   spec.text = std::string(text);
-  const size_t colon = text.find(':');
-  spec.kind = std::string(text.substr(0, colon));
+  spec.kind = std::string(text.substr(0, text.find(':')));
   if (spec.kind == "random") {
-    if (colon != std::string_view::npos)
+    if (text.find(':') != std::string_view::npos)
       throw Error("player '" + spec.text + "': random takes no parameter");
     return spec;
   }
   if (spec.kind == "uci") {
     throw Error("player '" + spec.text + "': uci players are not available yet");
   }
+  // The `:qs` option of the MCTS players (rollout, net) comes last.
+  constexpr std::string_view kQuiescenceOption = ":qs";
+  if ((spec.kind == "rollout" || spec.kind == "net") && text.ends_with(kQuiescenceOption)) {
+    spec.leaf_quiescence = true;
+    text.remove_suffix(kQuiescenceOption.size());
+  }
+  const size_t colon = text.find(':');
   std::string_view parameter = colon == std::string_view::npos ? "" : text.substr(colon + 1);
   if (spec.kind == "net") {
 #if VZ_HAVE_TORCH
@@ -30,8 +36,8 @@ PlayerSpec PlayerSpec::Parse(std::string_view text) {
   }
   if (spec.kind != "rollout" && spec.kind != "alphabeta" && spec.kind != "net") {
     throw Error("player '" + spec.text +
-                "': unknown kind (expected random, rollout:SIMS, alphabeta:DEPTH or "
-                "net:FILE:SIMS)");
+                "': unknown kind (expected random, rollout:SIMS[:qs], alphabeta:DEPTH or "
+                "net:FILE:SIMS[:qs])");
   }
   if (colon == std::string_view::npos) {
     throw Error("player '" + spec.text + "': missing parameter after '" + spec.kind + ":'");

@@ -7,6 +7,9 @@
 //   net:FILE:SIMS       MCTS (PUCT) with the network evaluator of net file FILE (on the first CUDA
 //                       device when there is one, else the CPU), SIMS simulations a move; only in
 //                       builds with LibTorch (VZ_HAVE_TORCH)
+//   ...:qs              (after rollout:SIMS or net:FILE:SIMS) each leaf value corrected by a capture
+//                       search (engine/search/quiescence_evaluator.h): tactical safety, not
+//                       zero-knowledge
 // `uci:COMMAND` is not available yet: its spec is rejected with a message saying so.
 //
 // A player plays one game at a time and belongs to one thread. The MCTS players (rollout, net)
@@ -29,6 +32,7 @@
 #include "engine/core/game_state.h"
 #include "engine/core/zobrist.h"
 #include "engine/search/mcts.h"
+#include "engine/search/quiescence_evaluator.h"
 #include "engine/search/rollout_evaluator.h"
 #include "engine/search/search_driver.h"
 #if VZ_HAVE_TORCH
@@ -57,6 +61,7 @@ struct PlayerSpec {
   std::string kind;  // "random", "rollout", "alphabeta", "net"
   int value = 0;     // simulations or depth
   std::string file;  // net file of `net:FILE:SIMS`
+  bool leaf_quiescence = false;  // the `:qs` option of MCTS players
   std::string text;  // the spec as given
 
   // Throws vz::Error naming `text` on an unknown kind or a bad number.
@@ -175,9 +180,11 @@ class SearchPlayer : public Player<G> {
 template <Game G>
 class RolloutPlayer final : public SearchPlayer<G> {
  public:
-  RolloutPlayer(std::shared_ptr<RolloutEvaluator<G>> rollouts, int simulations)
-      : SearchPlayer<G>(rollouts, simulations, int64_t(simulations) * 256 + 4096),
-        rollouts_(std::move(rollouts)) {}
+  // `evaluator` is `rollouts` or a decorator of it (QuiescenceEvaluator) that owns it.
+  RolloutPlayer(std::shared_ptr<Evaluator<G>> evaluator, RolloutEvaluator<G>& rollouts,
+                int simulations)
+      : SearchPlayer<G>(std::move(evaluator), simulations, int64_t(simulations) * 256 + 4096),
+        rollouts_(rollouts) {}
   void NewGame(uint64_t seed) override {
     seed_ = seed;
     SearchPlayer<G>::NewGame(seed);
@@ -185,27 +192,31 @@ class RolloutPlayer final : public SearchPlayer<G> {
   int GatherLeaves(EvalBatch<G>& batch) override {
     const int begin = batch.size();
     const int added = SearchPlayer<G>::GatherLeaves(batch);
-    rollouts_->SeedEntries(begin, batch.size(), seed_);
+    rollouts_.SeedEntries(begin, batch.size(), seed_);
     return added;
   }
 
  private:
-  std::shared_ptr<RolloutEvaluator<G>> rollouts_;
+  RolloutEvaluator<G>& rollouts_;  // owned by the evaluator of SearchPlayer
   uint64_t seed_ = 0;
 };
 
 // What all the games of one player share: the evaluator of an MCTS player (a net is loaded once
-// per player, not per game), null for the other kinds. Throws vz::Error on an unreadable net file
-// or one built for another game.
+// per player, not per game), wrapped in a QuiescenceEvaluator with the `:qs` option; null for the
+// other kinds. Throws vz::Error on an unreadable net file or one built for another game.
 template <Game G>
 std::shared_ptr<Evaluator<G>> MakePlayerEvaluator(const PlayerSpec& spec) {
-  if (spec.kind == "rollout") return std::make_shared<RolloutEvaluator<G>>(/*seed=*/0);
+  std::shared_ptr<Evaluator<G>> evaluator;
+  if (spec.kind == "rollout") evaluator = std::make_shared<RolloutEvaluator<G>>(/*seed=*/0);
 #if VZ_HAVE_TORCH
   if (spec.kind == "net") {
-    return nets::MakeNetEvaluator<G>(nets::ReadNetFile(spec.file), spec.file, "auto");
+    evaluator = nets::MakeNetEvaluator<G>(nets::ReadNetFile(spec.file), spec.file, "auto");
   }
 #endif
-  return nullptr;
+  if (evaluator && spec.leaf_quiescence) {
+    evaluator = std::make_shared<QuiescenceEvaluator<G>>(std::move(evaluator));
+  }
+  return evaluator;
 }
 
 // Builds the player of `spec` (see PlayerSpec::Parse) for one game at a time, sharing `evaluator`
@@ -217,9 +228,11 @@ std::unique_ptr<Player<G>> MakePlayer(const PlayerSpec& spec,
   if (spec.kind == "random") return std::make_unique<RandomPlayer<G>>();
   if (spec.kind == "alphabeta") return std::make_unique<AlphaBetaPlayer<G>>(spec.value);
   if (spec.kind == "rollout") {
-    auto rollouts = std::dynamic_pointer_cast<RolloutEvaluator<G>>(evaluator);
+    Evaluator<G>* inner = evaluator.get();
+    if (auto* quiescence = dynamic_cast<QuiescenceEvaluator<G>*>(inner)) inner = &quiescence->inner();
+    auto* rollouts = dynamic_cast<RolloutEvaluator<G>*>(inner);
     if (!rollouts) throw Error("player '" + spec.text + "': needs its rollout evaluator");
-    return std::make_unique<RolloutPlayer<G>>(std::move(rollouts), spec.value);
+    return std::make_unique<RolloutPlayer<G>>(std::move(evaluator), *rollouts, spec.value);
   }
   if (spec.kind == "net") {
     if (!evaluator) throw Error("player '" + spec.text + "': needs its net evaluator");

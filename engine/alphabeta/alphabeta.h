@@ -93,6 +93,20 @@ class AlphaBeta {
     return result;
   }
 
+  // The quiescence search alone (no full-width ply) of `p` for the side to move, as at the leaves
+  // of Search (centipawns; stand pat or the best line of noisy moves, at most
+  // kMaxQuiescencePlies deep; a mate found on the way scores +-(kMateScore - plies)). `p` must
+  // not be terminal. Leaves the transposition table as it is.
+  int QuiescenceScore(const Position& p) {
+    typename G::MoveList moves;
+    G::GenerateMoves(p, moves);
+    nodes_ = 1;
+    return Quiescence(p, moves, 0, 0, -kMateScore - 1, kMateScore + 1);
+  }
+
+  // Positions the last Search or QuiescenceScore visited (QuiescenceScore counts its root).
+  int64_t nodes() const { return nodes_; }
+
   // Static evaluation of `p` for the side to move (centipawns): material plus mobility.
   static int Evaluate(const Position& p, int num_legal_moves) {
     const Color side = G::SideToMove(p);

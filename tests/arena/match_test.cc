@@ -28,10 +28,22 @@ TEST(SelfplayMatchTest, PlayerSpecs) {
   EXPECT_THROW(PlayerSpec::Parse("random:3"), Error);
   EXPECT_THROW(PlayerSpec::Parse("gnu"), Error);
   EXPECT_THROW(PlayerSpec::Parse("uci:engine"), Error);  // not available yet
+  // The leaf-quiescence option of the MCTS players.
+  EXPECT_FALSE(PlayerSpec::Parse("rollout:50").leaf_quiescence);
+  EXPECT_TRUE(PlayerSpec::Parse("rollout:50:qs").leaf_quiescence);
+  EXPECT_EQ(PlayerSpec::Parse("rollout:50:qs").value, 50);
+  EXPECT_THROW(PlayerSpec::Parse("rollout:qs"), Error);
+  EXPECT_THROW(PlayerSpec::Parse("rollout:50:qs:qs"), Error);
+  EXPECT_THROW(PlayerSpec::Parse("alphabeta:2:qs"), Error);
+  EXPECT_THROW(PlayerSpec::Parse("random:qs"), Error);
 #if VZ_HAVE_TORCH
   EXPECT_EQ(PlayerSpec::Parse("net:dir/a:b.pb:100").file, "dir/a:b.pb");
   EXPECT_EQ(PlayerSpec::Parse("net:dir/a:b.pb:100").value, 100);
   EXPECT_THROW(PlayerSpec::Parse("net:100"), Error);
+  EXPECT_EQ(PlayerSpec::Parse("net:dir/a.vznet:16:qs").file, "dir/a.vznet");
+  EXPECT_EQ(PlayerSpec::Parse("net:dir/a.vznet:16:qs").value, 16);
+  EXPECT_TRUE(PlayerSpec::Parse("net:dir/a.vznet:16:qs").leaf_quiescence);
+  EXPECT_THROW(PlayerSpec::Parse("net:a.vznet:qs"), Error);
 #else
   EXPECT_THROW(PlayerSpec::Parse("net:x.pb:100"), Error);  // needs LibTorch
 #endif
@@ -149,7 +161,7 @@ TEST(SelfplayMatchTest, LockstepBatchesAcrossGamesAndMatchesGamesAlone) {
   using G = chad::ChadGame;
   MatchConfig config;
   config.player1 = "rollout:12";
-  config.player2 = "rollout:6";
+  config.player2 = "rollout:6:qs";  // a decorated evaluator keeps each game its own rollouts
   config.max_plies = 16;
   config.openings = "random:2";
   config.concurrency = 6;
