@@ -60,7 +60,7 @@ class TrainerRole {
         log_(log),
         ingester_((dir_ / "records").string(), env.rank, env.world_size, log),
         window_(ReplayWindowSize(config.replay(), 0, env.world_size),
-                AdjudicatedValueOf(config.replay())) {}
+                ValueTargetOf(config.replay())) {}
 
   TrainerRoleOutcome Run() {
     Setup();

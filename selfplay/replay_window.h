@@ -97,6 +97,29 @@ inline AdjudicatedValue AdjudicatedValueOf(const proto::ReplayConfig& config) {
       "config key replay.adjudicated_value_target: '{}' is not one of result, search", name));
 }
 
+// How the value target of a position is made (replay.adjudicated_value_target and
+// replay.value_target_search_weight): adjudicated games by `adjudicated`; every position whose
+// target is its game's result z gets (1 - search_weight) z + search_weight q, q its root WDL.
+struct ValueTarget {
+  AdjudicatedValue adjudicated = AdjudicatedValue::kResult;
+  float search_weight = 0.0f;  // in [0, 1]
+
+  ValueTarget() = default;
+  ValueTarget(AdjudicatedValue adjudicated_value, float weight = 0.0f)  // NOLINT: implicit
+      : adjudicated(adjudicated_value), search_weight(weight) {}
+};
+
+// Reads both keys of proto::ReplayConfig. Throws vz::Error naming the key for an unknown
+// adjudicated_value_target or a search weight outside [0, 1].
+inline ValueTarget ValueTargetOf(const proto::ReplayConfig& config) {
+  const float weight = config.value_target_search_weight();
+  if (!(weight >= 0 && weight <= 1)) {
+    throw Error(fmt::format(
+        "config key replay.value_target_search_weight: {} is out of range [0, 1]", weight));
+  }
+  return ValueTarget(AdjudicatedValueOf(config), weight);
+}
+
 template <Game G>
 class ReplayWindow {
  public:
@@ -106,13 +129,13 @@ class ReplayWindow {
   static constexpr int kInputSize = Encoding::kPlanes * Encoding::kHeight * Encoding::kWidth;
 
   // A window over the last `window_games` games. Throws vz::Error if window_games < 1.
-  explicit ReplayWindow(int window_games, AdjudicatedValue adjudicated = AdjudicatedValue::kResult)
-      : ReplayWindow(WindowSize{window_games, 0}, adjudicated) {}
+  explicit ReplayWindow(int window_games, ValueTarget value_target = {})
+      : ReplayWindow(WindowSize{window_games, 0}, value_target) {}
 
   // A window of `size` (games > 0, or positions > 0 with games == 0). Throws vz::Error if
   // neither is positive or both are.
-  ReplayWindow(WindowSize size, AdjudicatedValue adjudicated)
-      : size_(size), adjudicated_(adjudicated) {
+  ReplayWindow(WindowSize size, ValueTarget value_target)
+      : size_(size), value_target_(value_target) {
     if ((size.games > 0) == (size.positions > 0)) {
       throw Error(
           fmt::format("replay window: {} games and {} positions (give a positive number "
@@ -155,16 +178,17 @@ class ReplayWindow {
   // Replays `record` from its start_fen (empty: the initial position) by its protocol-form moves
   // and keeps every position whose move has_target, with its repetition count, the sparse policy
   // target (normalized to sum 1) and the value target: the game's result from that position's
-  // side to move, or, for an adjudicated game with AdjudicatedValue::kSearch, the move's root_wdl
-  // (normalized to sum 1; the result where a move has none). Then drops the oldest games beyond
+  // side to move mixed with the move's root_wdl (normalized to sum 1) by the ValueTarget's
+  // search_weight, or, for an adjudicated game with AdjudicatedValue::kSearch, the root_wdl alone
+  // (the result where a move has none). Then drops the oldest games beyond
   // the window's size. `source` names the record in errors (e.g.
   // "records/chunk-000012.vzr game 5"). Throws vz::Error "SOURCE: ..." — naming the ply (1-based)
   // where it applies — if the record is not of game G, its start position does not parse, its
   // result is not -1/0/+1 or contradicts a final position that the rules decide, a move does not
   // parse or is illegal, the policy arrays differ in length or are empty on a target ply, an
   // index is out of [0, kNumActions) or is no legal move's action, a probability is negative or
-  // not finite or they sum to 0, or root_wdl holds neither 0 nor 3 values or (where it is the
-  // target) values that are negative, not finite or sum to 0. The window is unchanged then.
+  // not finite or they sum to 0, or root_wdl holds neither 0 nor 3 values or values that are
+  // negative, not finite or sum to 0. The window is unchanged then.
   void AddGame(const proto::GameRecord& record, std::string_view source) {
     if (record.game() != G::kName) {
       throw Error(
@@ -229,8 +253,7 @@ class ReplayWindow {
         entry.wdl[0] = float(result > 0);
         entry.wdl[1] = float(result == 0);
         entry.wdl[2] = float(result < 0);
-        if (record.adjudicated() && adjudicated_ == AdjudicatedValue::kSearch &&
-            move.root_wdl_size() == 3) {
+        if (move.root_wdl_size() == 3) {
           double total = 0;
           for (float p : move.root_wdl()) {
             if (!std::isfinite(p) || p < 0) {
@@ -239,7 +262,15 @@ class ReplayWindow {
             total += p;
           }
           if (!(total > 0)) throw fail("root_wdl sums to 0");
-          for (int k = 0; k < 3; ++k) entry.wdl[k] = float(move.root_wdl(k) / total);
+          // The search's share of the target: all of it for an adjudicated game under "search",
+          // value_target_search_weight of it otherwise.
+          const double weight =
+              record.adjudicated() && value_target_.adjudicated == AdjudicatedValue::kSearch
+                  ? 1.0
+                  : double(value_target_.search_weight);
+          for (int k = 0; k < 3; ++k) {
+            entry.wdl[k] = float((1.0 - weight) * entry.wdl[k] + weight * move.root_wdl(k) / total);
+          }
         }
         entry.target_begin = uint32_t(stored.indices.size());
         entry.target_count = uint32_t(move.policy_index_size());
@@ -398,7 +429,7 @@ class ReplayWindow {
   }
 
   WindowSize size_;
-  AdjudicatedValue adjudicated_;
+  ValueTarget value_target_;
   std::deque<StoredGame> games_;
   std::deque<int64_t> first_position_;  // [game] running number of its first kept position
   int64_t positions_ = 0;

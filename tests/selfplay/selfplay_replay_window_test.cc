@@ -442,7 +442,34 @@ TEST(ReplayWindowTest, AdjudicatedGamesCanTeachTheSearchValue) {
   for (size_t i = 0; const ExpectedRow& row : AllRows(ended)) {
     EXPECT_EQ(row.wdl, expected[i++].wdl);
   }
-  // A search WDL that is no distribution is an error naming the ply.
+  // replay.value_target_search_weight w: (1 - w) z + w q for every game whose target is its
+  // result, decided or adjudicated (under kResult); kSearch still gives q alone when adjudicated.
+  for (const bool adjudicated : {false, true}) {
+    record.set_adjudicated(adjudicated);
+    ReplayWindow<G> mixed(WindowSize{10, 0}, ValueTarget(AdjudicatedValue::kResult, 0.25f));
+    mixed.AddGame(record, "mixed");
+    ReplayWindow<G> searched(WindowSize{10, 0}, ValueTarget(AdjudicatedValue::kSearch, 0.25f));
+    searched.AddGame(record, "mixed, search");
+    const std::vector<ExpectedRow> mixed_rows = AllRows(mixed);
+    const std::vector<ExpectedRow> searched_rows = AllRows(searched);
+    ASSERT_EQ(mixed_rows.size(), expected.size());
+    for (size_t i = 0; i < mixed_rows.size(); ++i) {
+      for (int c = 0; c < 3; ++c) {
+        const float mix = 0.75f * expected[i].wdl[c] + 0.25f * search_wdl[i][c];
+        EXPECT_NEAR(mixed_rows[i].wdl[c], mix, 1e-6) << i;
+        EXPECT_NEAR(searched_rows[i].wdl[c], adjudicated ? search_wdl[i][c] : mix, 1e-6) << i;
+      }
+    }
+  }
+  // A search WDL that is no distribution is an error naming the ply, whatever the target.
+  record.set_adjudicated(false);
+  {
+    proto::GameRecord broken = record;
+    broken.mutable_moves(5)->set_root_wdl(1, std::nanf(""));
+    ReplayWindow<G> window(WindowSize{10, 0}, AdjudicatedValue::kResult);
+    const std::string error = ErrorOf([&] { window.AddGame(broken, "nan wdl"); });
+    EXPECT_TRUE(Contains(error, "nan wdl: ply 6")) << error;
+  }
   record.set_adjudicated(true);
   record.mutable_moves(5)->set_root_wdl(1, -1.0f);
   ReplayWindow<G> bad(WindowSize{10, 0}, AdjudicatedValue::kSearch);
@@ -457,6 +484,12 @@ TEST(ReplayWindowTest, AdjudicatedGamesCanTeachTheSearchValue) {
   config.set_adjudicated_value_target("soft");
   EXPECT_TRUE(Contains(ErrorOf([&] { AdjudicatedValueOf(config); }),
                        "replay.adjudicated_value_target: 'soft'"));
+  config.set_adjudicated_value_target("result");
+  config.set_value_target_search_weight(0.5f);
+  EXPECT_EQ(ValueTargetOf(config).search_weight, 0.5f);
+  config.set_value_target_search_weight(1.5f);
+  EXPECT_TRUE(Contains(ErrorOf([&] { ValueTargetOf(config); }),
+                       "replay.value_target_search_weight: 1.5"));
 }
 
 // KataGo's window c (1 + beta ((N / c)^alpha - 1) / alpha): c until N passes c, slope beta there,
