@@ -80,6 +80,8 @@ void RunNetDescribe(const std::string& path) {
   fmt::print("created          {}\n", net.provenance.created);
   fmt::print("source_revision  {}\n", net.provenance.source_revision);
   if (!net.provenance.note.empty()) fmt::print("note             {}\n", net.provenance.note);
+  fmt::print("knowledge        {}\n",
+             net.provenance.knowledge.empty() ? "- (not recorded)" : net.provenance.knowledge);
   try {
     nets::CheckNetForItsGame(net, path);
     fmt::print("compatible       yes (this build's encodings)\n");

@@ -57,9 +57,7 @@ MatchGame FinishGame(const GameState<G>& game, size_t opening_plies, const Match
       result.termination = fmt::format("adjudication: draw after {} plies", config.max_plies);
     } else {
       const int material = MaterialBalance<G>(game.position());
-      result.outcome.status = material >= config.material_margin    ? Status::kWhiteWins
-                              : material <= -config.material_margin ? Status::kBlackWins
-                                                                    : Status::kDraw;
+      result.outcome.status = MaterialAdjudication<G>(game.position(), config.material_margin);
       result.termination = fmt::format("adjudication: material {:+d} after {} plies (margin {})",
                                        material, config.max_plies, config.material_margin);
     }

@@ -119,6 +119,7 @@ std::string SerializeNetFile(const NetFile& net) {
   p->set_created(net.provenance.created);
   p->set_source_revision(net.provenance.source_revision);
   p->set_note(net.provenance.note);
+  p->set_knowledge(net.provenance.knowledge);
 
   std::string payload;
   if (!message.SerializeToString(&payload)) throw Error("net file: cannot serialize the message");
@@ -244,6 +245,7 @@ NetFile ParseNetFile(std::string_view bytes, std::string_view source) {
   net.provenance.created = p.created();
   net.provenance.source_revision = p.source_revision();
   net.provenance.note = p.note();
+  net.provenance.knowledge = p.knowledge();
   return net;
 }
 

@@ -46,6 +46,7 @@ struct NetProvenance {
   std::string created;          // UTC, ISO 8601
   std::string source_revision;  // git revision of the writer
   std::string note;
+  std::string knowledge;  // "zero-knowledge", "warm-started: ..." or "" (unknown: an older file)
 };
 
 struct NetFile {

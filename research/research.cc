@@ -220,9 +220,12 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
   nets::CheckNetForGame<G>(net, r.net_file);
   auto& s = report.settings;
   s.emplace_back("net", r.net_file);
-  s.emplace_back("net provenance", fmt::format("{} training steps on {} games, created {}",
-                                               net.provenance.training_steps, net.provenance.games,
-                                               net.provenance.created));
+  s.emplace_back("net provenance",
+                 fmt::format("{} training steps on {} games, created {}; {}",
+                             net.provenance.training_steps, net.provenance.games,
+                             net.provenance.created,
+                             net.provenance.knowledge.empty() ? "knowledge not recorded"
+                                                              : net.provenance.knowledge));
   s.emplace_back("net architecture",
                  fmt::format("{} blocks x {} channels ({})", net.architecture.blocks,
                              net.architecture.channels, net.architecture.preset));

@@ -189,6 +189,7 @@ class TrainerRole {
     publisher_ = std::make_unique<NetPublisher>(dir_, std::string(G::kName), config_.gating(),
                                                 *trainer_, metrics, log_);
     publisher_->StartedAt(trainer_->step());
+    publisher_->SetKnowledge(TrainingKnowledge(config_, initial.provenance.knowledge));
     log_.Info(fmt::format(
         "trainer of {} ({}): step {}; {}; training on {} in {}, global batch {} ({} per rank); "
         "gating {}",

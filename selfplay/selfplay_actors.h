@@ -252,9 +252,7 @@ class SelfPlayActors {
     if (config_.adjudication() == proto::MATERIAL) {
       const int material = MaterialBalance<G>(slot.game.position());
       const int margin = config_.material_margin();
-      const Status status = material >= margin    ? Status::kWhiteWins
-                            : material <= -margin ? Status::kBlackWins
-                                                  : Status::kDraw;
+      const Status status = MaterialAdjudication<G>(slot.game.position(), margin);
       Finish(slot, status,
              fmt::format("adjudication: material {:+d} after {} plies (margin {})", material,
                          slot.game.moves().size(), margin),

@@ -215,6 +215,7 @@ void CheckNetPreset(std::string_view key, const std::string& preset) {
 // Largest values accepted for counts (beyond any sensible run, small enough to stay exact).
 constexpr int64_t kMaxConfigSimulations = 100000;
 constexpr int64_t kMaxGames = 1000000;
+constexpr int kMaxWarmStartDepth = 6;  // deeper alpha-beta games take hours on a CPU
 constexpr int64_t kMaxPlies = 100000;
 constexpr uint64_t kMaxSteps = uint64_t{1} << 40;
 constexpr uint64_t kMaxWindowPositions = uint64_t{1} << 40;
@@ -272,9 +273,37 @@ void ValidateGatingAndStrength(const proto::TrainConfig& config) {
   CheckUnsigned("strength.simulations", st.simulations(), checks ? 1 : 0, kMaxConfigSimulations);
   CheckUnsigned("strength.opening_plies", st.opening_plies(), 0, 200);
   CheckUnsigned("strength.every_checkpoints", st.every_checkpoints(), 0, 1000000);
+
+  const proto::WarmStartConfig& w = config.warm_start();
+  if (!w.player().empty()) {
+    PlayerSpec player;
+    try {
+      player = PlayerSpec::Parse(w.player());
+    } catch (const Error& error) {
+      KeyError("warm_start.player", error.what());
+    }
+    if (player.kind != "alphabeta" || player.value > kMaxWarmStartDepth) {
+      KeyError("warm_start.player", fmt::format("'{}' is not alphabeta:DEPTH with DEPTH 1..{}",
+                                                w.player(), kMaxWarmStartDepth));
+    }
+  }
+  CheckUnsigned("warm_start.games", w.games(), w.player().empty() ? 0 : 1, kMaxGames);
+  CheckUnsigned("warm_start.random_opening_plies", w.random_opening_plies(), 0,
+                std::max<uint32_t>(1, config.selfplay().max_plies()) - 1);
+  CheckReal("warm_start.score_scale", w.score_scale(), 0, 100000);
 }
 
 }  // namespace
+
+std::string TrainingKnowledge(const proto::TrainConfig& config,
+                              const std::string& initial_knowledge) {
+  const proto::WarmStartConfig& warm = config.warm_start();
+  if (!warm.player().empty()) {
+    return fmt::format("warm-started: {}, {} games", warm.player(), warm.games());
+  }
+  if (initial_knowledge.starts_with("warm-started")) return initial_knowledge;
+  return "zero-knowledge";
+}
 
 GatingMode EffectiveGatingMode(const proto::GatingConfig& gating) {
   if (gating.mode() == "threshold") return GatingMode::kThreshold;

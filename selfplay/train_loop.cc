@@ -33,9 +33,13 @@
 #include "selfplay/run_report.h"
 #include "selfplay/strength.h"
 #include "selfplay/train_config.h"
+#include "selfplay/warm_start.h"
 
 namespace vz {
 namespace {
+
+// The warm start's alpha-beta games run on every core: nothing else runs beside them.
+int WarmStartThreads() { return std::max(1, int(std::thread::hardware_concurrency())); }
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -219,6 +223,28 @@ TrainOutcome RunTraining(const TrainRequest& request) {
     log.Info(fmt::format("removed {} temporary file(s) of saves cut short by a kill", removed));
   }
   log.Info(StartLine(config, dir));
+
+  // The warm start's alpha-beta games (none unless warm_start.player is set) before any role:
+  // the trainer's first steps learn from them.
+  if (!config.warm_start().player().empty()) {
+    const WarmStartOutcome warm =
+        RunWarmStart(config, request.run_dir, WarmStartThreads(), log, RoleStopFlag());
+    if (warm.games > 0) {
+      metrics.Write({{"type", "warm_start"},
+                     {"time", nets::UtcNow()},
+                     {"player", config.warm_start().player()},
+                     {"games", warm.games},
+                     {"positions", warm.positions},
+                     {"seconds", warm.seconds}});
+    }
+    if (warm.interrupted) {
+      log.Info("warm start stopped by a signal; the next session plays its missing games");
+      TrainOutcome outcome;
+      outcome.run_dir = dir.string();
+      outcome.interrupted = true;
+      return outcome;
+    }
+  }
 
   SharedRun shared(log, metrics);
   // Threads without a cpu_threads of their own get the process's (VZ_TORCH_THREADS), set here.

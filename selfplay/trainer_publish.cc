@@ -45,6 +45,7 @@ void NetPublisher::Export(int64_t games) {
   const int64_t step = trainer_.step();
   const int best = HighestGeneration((dir_ / "nets").string());
   nets::NetFile net = trainer_.ExportNet(uint64_t(games), fmt::format("best-{:04d}", best));
+  net.provenance.knowledge = knowledge_;
   if (gating_on_) {
     const fs::path path = dir_ / "nets" / "candidates" / CandidateFile(step, "vznet");
     nets::WriteNetFile(path.string(), net);

@@ -28,6 +28,8 @@ class NetPublisher {
   // Whether the gate judges candidates (gating.mode threshold or sprt); else every export is
   // promoted.
   bool GatingOn() const { return gating_on_; }
+  // What every exported net's provenance says a human taught it (NetProvenance::knowledge).
+  void SetKnowledge(std::string knowledge) { knowledge_ = std::move(knowledge); }
 
   // Saves the trainer's checkpoint, unless the file exists and holds the current step (saved
   // here, or the step the trainer started from: StartedAt). Throws what
@@ -52,6 +54,7 @@ class NetPublisher {
   std::filesystem::path dir_;
   std::string variant_;
   bool gating_on_;
+  std::string knowledge_;
   nets::Trainer& trainer_;
   MetricsFile& metrics_;
   RunLog& log_;

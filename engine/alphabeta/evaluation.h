@@ -157,4 +157,14 @@ int MaterialBalance(const typename G::Position& p) {
   return EvalTraits<G>::Material(p);
 }
 
+// The material adjudication of an over-long game at `p`: a win for the side ahead by at least
+// `margin` centipawns (MaterialBalance), a draw otherwise.
+template <class G>
+Status MaterialAdjudication(const typename G::Position& p, int margin) {
+  const int material = MaterialBalance<G>(p);
+  return material >= margin ? Status::kWhiteWins
+         : material <= -margin ? Status::kBlackWins
+                               : Status::kDraw;
+}
+
 }  // namespace vz
