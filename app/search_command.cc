@@ -28,6 +28,7 @@ struct SearchOptions {
   int64_t max_nodes = 0;
   double max_mib = 0.0;
   int playouts = 1;
+  bool leaf_quiescence = false;
   bool gumbel = false;
   uint64_t seed = 0;
   bool json = false;
@@ -137,6 +138,7 @@ void RunSearch(const SearchOptions& options) {
   request.device = options.device;
   request.simulations = options.simulations;
   request.rollout_playouts = options.playouts;
+  request.leaf_quiescence = options.leaf_quiescence;
   request.params.gumbel = options.gumbel;
   request.params.seed = options.seed;
   if (options.max_nodes > 0) request.params.max_nodes = options.max_nodes;
@@ -188,6 +190,9 @@ void AddSearchCommand(CLI::App& app) {
       ->add_option("--max-mib", options->max_mib, "Tree memory cap in MiB (instead of --max-nodes)")
       ->check(CLI::Range(0.001, 1e6))
       ->excludes("--max-nodes");
+  command->add_flag("--leaf-quiescence", options->leaf_quiescence,
+                    "Correct each leaf value by a capture search (tactical safety; uses the "
+                    "alpha-beta piece values)");
   command->add_option("--playouts", options->playouts, "Playouts per leaf (rollout evaluator)")
       ->check(CLI::Range(1, 1000));
   command->add_flag("--json", options->json, "One JSON object instead of text");

@@ -18,6 +18,7 @@
 #include "engine/core/zobrist.h"
 #include "engine/search/evaluator_registry.h"
 #include "engine/search/mcts.h"
+#include "engine/search/quiescence_evaluator.h"
 #include "engine/search/rollout_evaluator.h"
 #include "engine/search/search_report.h"
 #include "engine/search/uniform_evaluator.h"
@@ -48,6 +49,9 @@ SearchReport RunVariantSearch(const SearchRequest& request) {
     evaluator = LoadNetEvaluator<G>(request.net, request.device);
   } else {
     throw Error("unknown evaluator '" + request.evaluator + "' (known: uniform, rollout, net)");
+  }
+  if (request.leaf_quiescence) {
+    evaluator = std::make_unique<QuiescenceEvaluator<G>>(std::move(evaluator));
   }
   auto search = std::make_unique<Mcts<G>>(request.params);
   search->SetRoot(game);

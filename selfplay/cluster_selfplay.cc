@@ -24,6 +24,7 @@
 #include "engine/core/zobrist.h"
 #include "engine/games.h"
 #include "nets/distributed.h"
+#include "engine/search/quiescence_evaluator.h"
 #include "nets/net_evaluator.h"
 #include "nets/net_file.h"
 #include "nets/net_runner.h"
@@ -245,8 +246,12 @@ class SelfPlayWorker {
     // One evaluator per actor group: each group's thread calls only its own.
     std::vector<std::unique_ptr<Evaluator<G>>> loaded;
     for (int g = 0; g < groups_; ++g) {
-      loaded.push_back(
-          nets::MakeNetEvaluator<G>(net, path.string(), device_, config_.selfplay().precision()));
+      std::unique_ptr<Evaluator<G>> evaluator =
+          nets::MakeNetEvaluator<G>(net, path.string(), device_, config_.selfplay().precision());
+      if (config_.selfplay().leaf_quiescence()) {
+        evaluator = std::make_unique<QuiescenceEvaluator<G>>(std::move(evaluator));
+      }
+      loaded.push_back(std::move(evaluator));
     }
     owned_evaluators_ = std::move(loaded);
     evaluators_.clear();

@@ -301,6 +301,7 @@ std::string TrainingKnowledge(const proto::TrainConfig& config,
   if (!warm.player().empty()) {
     return fmt::format("warm-started: {}, {} games", warm.player(), warm.games());
   }
+  if (config.selfplay().leaf_quiescence()) return "self-play with leaf quiescence";
   if (initial_knowledge.starts_with("warm-started")) return initial_knowledge;
   return "zero-knowledge";
 }

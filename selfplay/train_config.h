@@ -102,7 +102,7 @@ uint64_t TrainConfigHash(const proto::TrainConfig& config);
 // What the nets of a run of `config` were taught by a human (NetProvenance::knowledge): the warm
 // start's "warm-started: alphabeta:D, N games" when the config has one, else the initial net's
 // `initial_knowledge` when it names a warm start (a run from --init-net of such a net), else
-// "zero-knowledge".
+// "self-play with leaf quiescence" when selfplay.leaf_quiescence is on, else "zero-knowledge".
 std::string TrainingKnowledge(const proto::TrainConfig& config,
                               const std::string& initial_knowledge);
 

@@ -15,12 +15,18 @@
 //           +-kMaxInnerValue so that atanh is finite; scale = centipawns per unit of atanh(value)
 //           (default 400: a pawn moves an even position to 0.24, a queen to 0.98);
 //   draw  = min(D, 1 - |value|), and W, L from value and draw (Wdl::FromValueAndDraw).
-// The priors are the inner evaluator's, untouched. The gain uses the alpha-beta baseline's
-// hand-written material values (engine/alphabeta/evaluation.h): a search with this decorator is
-// not zero-knowledge.
+// With a prior weight lambda > 0 (minimax-informed priors, Baier & Winands' MCTS-IP), the priors
+// are mixed with a tactical policy too, so that a capture that wins material or a move that does
+// not hang a piece is searched first even where the inner priors miss it:
+//   score(m) = -QuiescenceScore(p after m)            the move's 1-ply + quiescence score for S
+//   t(m)     = softmax over the legal moves of (score(m) - max score) / kPriorTemperature
+//   prior(m) = (1 - lambda) P(m) + lambda t(m)         P the inner priors (normalized)
+// The gain and scores use the alpha-beta baseline's hand-written material values
+// (engine/alphabeta/evaluation.h): a search with this decorator is not zero-knowledge.
 //
-// Cost: one quiescence search per leaf on the host (tens to thousands of positions visited),
-// beside the inner evaluation; `vzero bench`-style figures in docs/strength.md.
+// Cost: one quiescence search per leaf on the host, and one per legal move of the leaf with
+// informed priors (tens to thousands of positions visited each), beside the inner evaluation;
+// measured figures in docs/strength.md.
 // Not thread-safe (one alpha-beta searcher inside); one instance per thread, or shared by the
 // players of one thread like any evaluator.
 
@@ -28,7 +34,10 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/alphabeta/alphabeta.h"
 #include "engine/core/error.h"
@@ -40,6 +49,8 @@ namespace vz {
 inline constexpr float kDefaultQuiescenceScale = 400.0f;  // centipawns per unit of atanh(value)
 inline constexpr int kMaxGainCentipawns = 3000;           // a found mate counts as this much
 inline constexpr float kMaxInnerValue = 0.999f;           // |v| before atanh
+inline constexpr float kPriorTemperature = 100.0f;        // centipawns (informed priors)
+inline constexpr float kDefaultQuiescencePriorWeight = 0.5f;  // lambda of informed priors
 
 // The corrected value of a leaf (file comment): `inner` from the side to move's view, `gain` in
 // centipawns for the side to move, `scale` > 0 centipawns per unit of atanh(value).
@@ -54,12 +65,18 @@ inline Wdl CorrectLeafValue(const Wdl& inner, int gain, float scale) {
 template <Game G>
 class QuiescenceEvaluator final : public Evaluator<G> {
  public:
-  // `inner` (not null) gives priors and values; `scale` > 0 (centipawns per unit of atanh(value)).
-  // Throws vz::Error for a null inner evaluator or a scale that is not a positive finite number.
+  // `inner` (not null) gives priors and values; `prior_weight` lambda in [0, 1] (0: the inner
+  // priors untouched); `scale` > 0 (centipawns per unit of atanh(value)). Throws vz::Error for a
+  // null inner evaluator or a weight or scale out of range.
   explicit QuiescenceEvaluator(std::shared_ptr<Evaluator<G>> inner,
+                               float prior_weight = kDefaultQuiescencePriorWeight,
                                float scale = kDefaultQuiescenceScale)
-      : inner_(std::move(inner)), scale_(scale) {
+      : inner_(std::move(inner)), prior_weight_(prior_weight), scale_(scale) {
     if (!inner_) throw Error("leaf quiescence: no inner evaluator");
+    if (!(prior_weight >= 0 && prior_weight <= 1)) {
+      throw Error("leaf quiescence: prior weight " + std::to_string(prior_weight) +
+                  " is out of range [0, 1]");
+    }
     if (!(std::isfinite(scale) && scale > 0)) {
       throw Error("leaf quiescence: scale " + std::to_string(scale) +
                   " is not a positive number of centipawns");
@@ -74,6 +91,7 @@ class QuiescenceEvaluator final : public Evaluator<G> {
       nodes_ += search_.nodes();
       const int gain = score - AlphaBeta<G>::Evaluate(position, batch.num_moves(i));
       batch.value(i) = CorrectLeafValue(batch.value(i), gain, scale_);
+      if (prior_weight_ > 0) MixTacticalPriors(position, batch.moves(i), batch.priors(i));
     }
   }
 
@@ -83,8 +101,46 @@ class QuiescenceEvaluator final : public Evaluator<G> {
   int64_t nodes() const { return nodes_; }
 
  private:
+  // prior(m) = (1 - lambda) P(m) + lambda t(m) (file comment).
+  void MixTacticalPriors(const typename G::Position& position, std::span<const Move> moves,
+                         std::span<float> priors) {
+    scores_.resize(moves.size());
+    float best = -1e30f;
+    for (size_t k = 0; k < moves.size(); ++k) {
+      typename G::Position child = position;
+      G::ApplyMove(child, moves[k]);
+      typename G::MoveList replies;
+      G::GenerateMoves(child, replies);
+      const Outcome outcome = G::LocalOutcome(child, replies.size);
+      int score;
+      if (outcome.IsTerminal()) {
+        score = outcome.status == Status::kDraw                    ? 0
+                : outcome.status == WinFor(G::SideToMove(position)) ? kMaxGainCentipawns
+                                                                    : -kMaxGainCentipawns;
+      } else {
+        score = -search_.QuiescenceScore(child);
+        nodes_ += search_.nodes();
+      }
+      scores_[k] = float(std::clamp(score, -kMaxGainCentipawns, kMaxGainCentipawns));
+      best = std::max(best, scores_[k]);
+    }
+    double inner_total = 0, tactical_total = 0;
+    for (size_t k = 0; k < moves.size(); ++k) {
+      inner_total += std::max(0.0f, priors[k]);
+      scores_[k] = std::exp((scores_[k] - best) / kPriorTemperature);
+      tactical_total += scores_[k];
+    }
+    for (size_t k = 0; k < moves.size(); ++k) {
+      const double inner = inner_total > 0 ? std::max(0.0f, priors[k]) / inner_total
+                                           : 1.0 / double(moves.size());
+      priors[k] = float((1.0 - prior_weight_) * inner + prior_weight_ * scores_[k] / tactical_total);
+    }
+  }
+
   std::shared_ptr<Evaluator<G>> inner_;
+  float prior_weight_;
   float scale_;
+  std::vector<float> scores_;  // [legal move] of MixTacticalPriors
   AlphaBeta<G> search_{1024};  // quiescence only: the transposition table is never used
   int64_t nodes_ = 0;
 };

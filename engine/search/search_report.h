@@ -23,6 +23,7 @@ struct SearchRequest {
   int64_t simulations = 800;
   int rollout_playouts = 1;     // playouts per position (rollout evaluator)
   int rollout_max_plies = 400;  // playout length cap (rollout evaluator)
+  bool leaf_quiescence = false;  // leaf values corrected by a capture search (QuiescenceEvaluator)
   SearchParams params;          // gumbel, seed, caps, ...
 };
 

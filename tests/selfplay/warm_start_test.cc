@@ -177,6 +177,8 @@ TEST(WarmStartTest, ConfigKeysAreChecked) {
   EXPECT_EQ(TrainingKnowledge(zero, "zero-knowledge"), "zero-knowledge");
   EXPECT_EQ(TrainingKnowledge(zero, "warm-started: alphabeta:3, 9 games"),
             "warm-started: alphabeta:3, 9 games");
+  zero.mutable_selfplay()->set_leaf_quiescence(true);
+  EXPECT_EQ(TrainingKnowledge(zero, ""), "self-play with leaf quiescence");
 }
 
 }  // namespace

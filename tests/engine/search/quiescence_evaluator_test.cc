@@ -5,6 +5,9 @@
 
 #include <cmath>
 #include <memory>
+#include <span>
+#include <utility>
+#include <vector>
 
 #include "engine/core/game_state.h"
 #include "engine/games.h"
@@ -18,26 +21,41 @@ namespace {
 using Draughts = draughts::DraughtsGame;
 using ChacoRex = chaco_rex::ChacoRexGame;
 
+// An inner evaluator with one value for every position and priors 1, 2, 3, ... (unnormalized).
 template <Game G>
-Wdl CorrectedValue(const typename G::Position& position, Wdl inner_value) {
-  class Fixed final : public Evaluator<G> {
-   public:
-    explicit Fixed(Wdl value) : value_(value) {}
-    void Evaluate(EvalBatch<G>& batch) override {
-      for (int i = 0; i < batch.size(); ++i) batch.value(i) = value_;
+class Fixed final : public Evaluator<G> {
+ public:
+  explicit Fixed(Wdl value) : value_(value) {}
+  void Evaluate(EvalBatch<G>& batch) override {
+    for (int i = 0; i < batch.size(); ++i) {
+      batch.value(i) = value_;
+      std::span<float> priors = batch.priors(i);
+      for (size_t k = 0; k < priors.size(); ++k) priors[k] = float(k + 1);
     }
+  }
 
-   private:
-    Wdl value_;
-  };
-  QuiescenceEvaluator<G> evaluator(std::make_shared<Fixed>(inner_value));
+ private:
+  Wdl value_;
+};
+
+// The decorator's output for `position`: its value and priors.
+template <Game G>
+std::pair<Wdl, std::vector<float>> Corrected(const typename G::Position& position,
+                                             Wdl inner_value, float prior_weight) {
+  QuiescenceEvaluator<G> evaluator(std::make_shared<Fixed<G>>(inner_value), prior_weight);
   EvalBatch<G> batch;
   typename G::MoveList moves;
   G::GenerateMoves(position, moves);
   batch.Add(position, moves.moves, moves.size, 1);
   evaluator.Evaluate(batch);
   EXPECT_GT(evaluator.nodes(), 0);
-  return batch.value(0);
+  const std::span<const float> priors = std::as_const(batch).priors(0);
+  return {batch.value(0), std::vector<float>(priors.begin(), priors.end())};
+}
+
+template <Game G>
+Wdl CorrectedValue(const typename G::Position& position, Wdl inner_value) {
+  return Corrected<G>(position, inner_value, 0.0f).first;
 }
 
 void ExpectValid(const Wdl& wdl) {
@@ -74,7 +92,9 @@ TEST(QuiescenceEvaluatorTest, CorrectionMapsGainsThroughAtanhSpace) {
 TEST(QuiescenceEvaluatorTest, RejectsBadArguments) {
   EXPECT_THROW(QuiescenceEvaluator<Draughts>(nullptr), Error);
   auto inner = std::make_shared<UniformEvaluator<Draughts>>();
-  EXPECT_THROW(QuiescenceEvaluator<Draughts>(inner, 0.0f), Error);
+  EXPECT_THROW(QuiescenceEvaluator<Draughts>(inner, 0.5f, 0.0f), Error);
+  EXPECT_THROW(QuiescenceEvaluator<Draughts>(inner, 0.5f, std::nanf("")), Error);
+  EXPECT_THROW(QuiescenceEvaluator<Draughts>(inner, 1.5f), Error);
   EXPECT_THROW(QuiescenceEvaluator<Draughts>(inner, std::nanf("")), Error);
 }
 
@@ -92,6 +112,28 @@ TEST(QuiescenceEvaluatorTest, QuietPositionsKeepTheirValue) {
 // leaf with Black to move right after the sacrifice looks even to an evaluator that counts no
 // tactics; the capture search sees Black a man down at the end of the forced line.
 const char kTwoForOne[] = "W:W7,9,11,13:B21,22,29,32";
+
+// Minimax-informed priors: the shot gets the largest prior though the inner priors rank it
+// anywhere; the priors stay a distribution, and weight 0 leaves the inner ones as they were.
+TEST(QuiescenceEvaluatorTest, InformedPriorsFavourTheShot) {
+  const Draughts::Position position = Draughts::ParsePosition(kTwoForOne);
+  typename Draughts::MoveList moves;
+  Draughts::GenerateMoves(position, moves);
+  int shot = -1;
+  for (int k = 0; k < moves.size; ++k) {
+    if (Draughts::FormatMove(position, moves[k]) == "13-18") shot = k;
+  }
+  ASSERT_GE(shot, 0);
+  const auto [value, mixed] = Corrected<Draughts>(position, Wdl{}, 0.5f);
+  double total = 0;
+  for (int k = 0; k < moves.size; ++k) {
+    total += mixed[size_t(k)];
+    if (k != shot) EXPECT_GT(mixed[size_t(shot)], mixed[size_t(k)]) << k;
+  }
+  EXPECT_NEAR(total, 1.0, 1e-5);
+  const auto [same, inner] = Corrected<Draughts>(position, Wdl{}, 0.0f);
+  for (int k = 0; k < moves.size; ++k) EXPECT_EQ(inner[size_t(k)], float(k + 1));
+}
 
 TEST(QuiescenceEvaluatorTest, ForcedCaptureLineLowersTheLeaf) {
   GameState<Draughts> game(Draughts::ParsePosition(kTwoForOne));
