@@ -122,6 +122,12 @@ std::optional<proto::TrainConfig> WaitForRunConfig(
 MatchConfig RunMatchConfig(const proto::TrainConfig& config, const std::string& player1,
                            const std::string& player2, int games, int opening_plies, uint64_t seed);
 
+// The player spec of net file `net_path` searching `simulations` a move as the run's self-play
+// searches: "net:PATH:SIMS", with ":qs" when selfplay.leaf_quiescence is on (so that gating, the
+// strength curve and the evaluation measure the player self-play trains).
+std::string RunNetPlayer(const proto::TrainConfig& config, const std::string& net_path,
+                         uint32_t simulations);
+
 // The default worker id: this host's name (characters outside [A-Za-z0-9._-] become '_', a 'w' is
 // prefixed when it does not start with a letter) and the process id, "node07-12345".
 std::string DefaultWorkerId();

@@ -159,10 +159,9 @@ class Gate {
                                  ? (nets_dir / GenerationFile(best_generation)).string()
                                  : (nets_dir / "initial.vznet").string();
     const std::string candidate = Candidate(step, "vznet");
-    const std::string sims = std::to_string(g.simulations());
-    const MatchConfig match =
-        GatingMatchConfig(config_, "net:" + candidate + ":" + sims, "net:" + best + ":" + sims,
-                          config_.seed() + uint64_t(step));
+    const MatchConfig match = GatingMatchConfig(
+        config_, RunNetPlayer(config_, candidate, g.simulations()),
+        RunNetPlayer(config_, best, g.simulations()), config_.seed() + uint64_t(step));
     const Clock::time_point start = Clock::now();
     const MatchSummary summary = RunMatch(config_.variant(), match);
     const GatingVerdict judged = JudgeGating(g, summary);

@@ -7,11 +7,13 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/core/atomic_file.h"
@@ -27,6 +29,7 @@
 #include "selfplay/replay_window.h"
 #include "selfplay/run_report.h"
 #include "selfplay/train_config.h"
+#include "selfplay/warm_start.h"
 #include "selfplay/trainer_ingest.h"
 #include "selfplay/trainer_publish.h"
 #include "selfplay/trainer_report.h"
@@ -157,6 +160,12 @@ class TrainerRole {
       }
       const nets::NetFile initial = InitialNet();
       net_bytes = nets::SerializeNetFile(initial);
+      // A cluster's trainer (`vzero trainer`) plays the warm start's games itself before its first
+      // step; `vzero train` has played them before starting its roles (selfplay/train_loop.cc).
+      if (request_.shared == nullptr && !config_.warm_start().player().empty()) {
+        RunWarmStart(config_, dir_.string(),
+                     std::max(1, int(std::thread::hardware_concurrency())), log_, RoleStopFlag());
+      }
       header = {{"checkpoint", nets::CheckpointExists(checkpoint_path)},
                 {"config_hash", fmt::format("{:016x}", TrainConfigHash(config_))}};
     }

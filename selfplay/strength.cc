@@ -26,7 +26,7 @@ MatchConfig StrengthMatchConfig(const proto::TrainConfig& config, const std::str
   if (opponent < 0 || opponent >= s.opponents_size()) {
     throw Error(fmt::format("strength check: opponent {} of {}", opponent, s.opponents_size()));
   }
-  return RunMatchConfig(config, fmt::format("net:{}:{}", net_path, s.simulations()),
+  return RunMatchConfig(config, RunNetPlayer(config, net_path, s.simulations()),
                         s.opponents(opponent), int(s.games()), int(s.opening_plies()),
                         config.seed() * 1000003 + 0x5354 + uint64_t(opponent));
 }

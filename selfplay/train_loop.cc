@@ -115,7 +115,8 @@ std::string Evaluate(const proto::TrainConfig& config, const fs::path& dir, int6
   const std::string best_path = (dir / "nets" / "best.vznet").string();
   // (name, spec) of every opponent.
   std::vector<std::pair<std::string, std::string>> opponents = {
-      {"initial net", "net:" + (dir / "nets" / "initial.vznet").string() + ":" + sims},
+      {"initial net", RunNetPlayer(config, (dir / "nets" / "initial.vznet").string(),
+                                   e.simulations())},
       {"rollout search", "rollout:" + sims}};
   for (const std::string& spec : config.strength().opponents()) opponents.emplace_back(spec, spec);
   std::string report = fmt::format(
@@ -132,7 +133,8 @@ std::string Evaluate(const proto::TrainConfig& config, const fs::path& dir, int6
     log.Info(fmt::format("evaluation: best net vs {} ({} games)", name, e.games()));
     const MatchSummary summary =
         RunMatch(config.variant(),
-                 RunMatchConfig(config, "net:" + best_path + ":" + sims, spec, int(e.games()),
+                 RunMatchConfig(config, RunNetPlayer(config, best_path, e.simulations()), spec,
+                                int(e.games()),
                                 int(e.opening_plies()), config.seed() * 7919 + 17 + uint64_t(k)));
     const std::string line = fmt::format("best net vs {}: {}, {} adjudicated", name,
                                          MatchResultText(summary), summary.adjudicated);

@@ -94,14 +94,28 @@ class AlphaBeta {
   }
 
   // The quiescence search alone (no full-width ply) of `p` for the side to move, as at the leaves
-  // of Search (centipawns; stand pat or the best line of noisy moves, at most
-  // kMaxQuiescencePlies deep; a mate found on the way scores +-(kMateScore - plies)). `p` must
-  // not be terminal. Leaves the transposition table as it is.
-  int QuiescenceScore(const Position& p) {
+  // of Search (centipawns; stand pat or the best line of noisy moves; a mate found on the way
+  // scores +-(kMateScore - plies)), at most `max_plies` (<= kMaxQuiescencePlies) deep and, once
+  // `max_nodes` positions are visited, with every further node scored by the static evaluation (a
+  // bounded cost on crowded boards). `p` must not be terminal. Leaves the transposition table as
+  // it is.
+  int QuiescenceScore(const Position& p, int64_t max_nodes = INT64_MAX,
+                      int max_plies = kMaxQuiescencePlies) {
     typename G::MoveList moves;
     G::GenerateMoves(p, moves);
+    return QuiescenceScore(p, moves, max_nodes, max_plies);
+  }
+  // The same with the legal moves of `p` already generated (G::GenerateMoves order); `moves` is
+  // reordered.
+  int QuiescenceScore(const Position& p, typename G::MoveList& moves, int64_t max_nodes,
+                      int max_plies) {
     nodes_ = 1;
-    return Quiescence(p, moves, 0, 0, -kMateScore - 1, kMateScore + 1);
+    node_limit_ = max_nodes;
+    plies_limit_ = std::min(max_plies, kMaxQuiescencePlies);
+    const int score = Quiescence(p, moves, 0, 0, -kMateScore - 1, kMateScore + 1);
+    node_limit_ = INT64_MAX;
+    plies_limit_ = kMaxQuiescencePlies;
+    return score;
   }
 
   // Positions the last Search or QuiescenceScore visited (QuiescenceScore counts its root).
@@ -251,7 +265,9 @@ class AlphaBeta {
   // quiescence plies so far. Beyond kMaxQuiescencePlies the static evaluation is returned.
   int Quiescence(const Position& p, typename G::MoveList& moves, int ply, int qdepth, int alpha,
                  int beta) {
-    if (ply >= kMaxPly || qdepth >= kMaxQuiescencePlies) return Evaluate(p, moves.size);
+    if (ply >= kMaxPly || qdepth >= plies_limit_ || nodes_ >= node_limit_) {
+      return Evaluate(p, moves.size);
+    }
     bool must_move = G::InCheck(p);
     if constexpr (Traits::kCapturesForced) {
       must_move = must_move || Traits::IsNoisy(p, moves[0]);
@@ -306,6 +322,8 @@ class AlphaBeta {
   std::vector<int> history_;    // [action index] cutoff credit of quiet moves
   std::vector<uint64_t> path_;  // repetition keys: game history, then the search path
   int64_t nodes_ = 0;
+  int64_t node_limit_ = INT64_MAX;         // of QuiescenceScore; Search has none
+  int plies_limit_ = kMaxQuiescencePlies;  // of QuiescenceScore; Search uses kMaxQuiescencePlies
   Move root_best_ = kNullMove;
 };
 

@@ -24,9 +24,9 @@
 // The gain and scores use the alpha-beta baseline's hand-written material values
 // (engine/alphabeta/evaluation.h): a search with this decorator is not zero-knowledge.
 //
-// Cost: one quiescence search per leaf on the host, and one per legal move of the leaf with
-// informed priors (tens to thousands of positions visited each), beside the inner evaluation;
-// measured figures in docs/strength.md.
+// Cost: one bounded quiescence search per leaf on the host (at most kLeafQuiescenceNodes
+// positions), and one per legal move of the leaf with informed priors (at most
+// kPriorQuiescenceNodes each), beside the inner evaluation; measured figures in docs/strength.md.
 // Not thread-safe (one alpha-beta searcher inside); one instance per thread, or shared by the
 // players of one thread like any evaluator.
 
@@ -50,6 +50,13 @@ inline constexpr float kDefaultQuiescenceScale = 400.0f;  // centipawns per unit
 inline constexpr int kMaxGainCentipawns = 3000;           // a found mate counts as this much
 inline constexpr float kMaxInnerValue = 0.999f;           // |v| before atanh
 inline constexpr float kPriorTemperature = 100.0f;        // centipawns (informed priors)
+// The capture searches' bounds (AlphaBeta::QuiescenceScore): the leaf's own, and each move's of
+// the informed priors. Beyond them a line is scored by the static evaluation: on crowded boards
+// (young nets' games hang pieces everywhere) an unbounded search visits millions of positions.
+inline constexpr int64_t kLeafQuiescenceNodes = 256;
+inline constexpr int kLeafQuiescencePlies = 6;
+inline constexpr int64_t kPriorQuiescenceNodes = 8;
+inline constexpr int kPriorQuiescencePlies = 3;
 inline constexpr float kDefaultQuiescencePriorWeight = 0.5f;  // lambda of informed priors
 
 // The corrected value of a leaf (file comment): `inner` from the side to move's view, `gain` in
@@ -87,7 +94,8 @@ class QuiescenceEvaluator final : public Evaluator<G> {
     inner_->Evaluate(batch);
     for (int i = 0; i < batch.size(); ++i) {
       const auto& position = batch.position(i);
-      const int score = search_.QuiescenceScore(position);
+      const int score =
+          search_.QuiescenceScore(position, kLeafQuiescenceNodes, kLeafQuiescencePlies);
       nodes_ += search_.nodes();
       const int gain = score - AlphaBeta<G>::Evaluate(position, batch.num_moves(i));
       batch.value(i) = CorrectLeafValue(batch.value(i), gain, scale_);
@@ -118,7 +126,8 @@ class QuiescenceEvaluator final : public Evaluator<G> {
                 : outcome.status == WinFor(G::SideToMove(position)) ? kMaxGainCentipawns
                                                                     : -kMaxGainCentipawns;
       } else {
-        score = -search_.QuiescenceScore(child);
+        score = -search_.QuiescenceScore(child, replies, kPriorQuiescenceNodes,
+                                         kPriorQuiescencePlies);
         nodes_ += search_.nodes();
       }
       scores_[k] = float(std::clamp(score, -kMaxGainCentipawns, kMaxGainCentipawns));
