@@ -86,7 +86,7 @@ std::optional<proto::TrainConfig> WaitForRunConfig(
 std::string RunNetPlayer(const proto::TrainConfig& config, const std::string& net_path,
                          uint32_t simulations) {
   return fmt::format("net:{}:{}{}", net_path, simulations,
-                     config.selfplay().leaf_quiescence() ? ":qs" : "");
+                     config.evaluation().leaf_quiescence() ? ":qs" : "");
 }
 
 MatchConfig RunMatchConfig(const proto::TrainConfig& config, const std::string& player1,

@@ -122,9 +122,9 @@ std::optional<proto::TrainConfig> WaitForRunConfig(
 MatchConfig RunMatchConfig(const proto::TrainConfig& config, const std::string& player1,
                            const std::string& player2, int games, int opening_plies, uint64_t seed);
 
-// The player spec of net file `net_path` searching `simulations` a move as the run's self-play
-// searches: "net:PATH:SIMS", with ":qs" when selfplay.leaf_quiescence is on (so that gating, the
-// strength curve and the evaluation measure the player self-play trains).
+// The run's net player (gating, the strength curve, the evaluation): net file `net_path`
+// searching `simulations` a move, "net:PATH:SIMS", with ":qs" when evaluation.leaf_quiescence is
+// on.
 std::string RunNetPlayer(const proto::TrainConfig& config, const std::string& net_path,
                          uint32_t simulations);
 

@@ -99,6 +99,26 @@ TEST(AlphaBetaTest, DraughtsTwoForOneShot) {
   }
 }
 
+// The quiescence search alone: after White's shot 13-18 Black must take and White takes two back,
+// so Black's score is about a man down; with a budget of one position it is the static
+// evaluation, and with one ply Black's capture alone (a man up).
+TEST(AlphaBetaTest, QuiescenceScoreAndItsBounds) {
+  using G = draughts::DraughtsGame;
+  GameState<G> game(G::ParsePosition("W:W7,9,11,13:B21,22,29,32"));
+  game.Play("13-18");
+  const G::Position& p = game.position();
+  AlphaBeta<G> search;
+  const int full = search.QuiescenceScore(p);
+  EXPECT_LT(full, -50);
+  EXPECT_GT(search.nodes(), 3);
+  EXPECT_EQ(search.QuiescenceScore(p, 1, kMaxQuiescencePlies),
+            AlphaBeta<G>::Evaluate(p, game.legal_moves().size));
+  EXPECT_EQ(search.nodes(), 1);
+  EXPECT_GT(search.QuiescenceScore(p, INT64_MAX, 1), 50);
+  // The bounds do not outlive the call: a full search again, and Search is unchanged.
+  EXPECT_EQ(search.QuiescenceScore(p), full);
+}
+
 TEST(AlphaBetaTest, TerminalRootHasNoMove) {
   using G = draughts::DraughtsGame;
   AlphaBeta<G> search;
