@@ -119,12 +119,13 @@ std::string Evaluate(const proto::TrainConfig& config, const fs::path& dir, int6
                                    e.simulations())},
       {"rollout search", "rollout:" + sims}};
   for (const std::string& spec : config.strength().opponents()) opponents.emplace_back(spec, spec);
+  const std::string player = RunNetPlayer(config, best_path, e.simulations());
   std::string report = fmt::format(
-      "evaluation of {} (best-{:04d}, step {}, {} games of self-play): {} paired games per "
-      "opponent, {} simulations a move, {} random opening plies, over-long games after {} plies "
-      "adjudicated by {}\n",
-      best_path, HighestGeneration((dir / "nets").string()), step, games, e.games(),
-      e.simulations(), e.opening_plies(), config.selfplay().max_plies(),
+      "evaluation of {} (best-{:04d}, step {}, {} games of self-play) as player {}: {} paired "
+      "games per opponent, {} random opening plies, over-long games after {} plies adjudicated "
+      "by {}\n",
+      best_path, HighestGeneration((dir / "nets").string()), step, games, player, e.games(),
+      e.opening_plies(), config.selfplay().max_plies(),
       config.selfplay().adjudication() == proto::MATERIAL
           ? fmt::format("material (margin {})", config.selfplay().material_margin())
           : std::string("draw"));
@@ -133,8 +134,7 @@ std::string Evaluate(const proto::TrainConfig& config, const fs::path& dir, int6
     log.Info(fmt::format("evaluation: best net vs {} ({} games)", name, e.games()));
     const MatchSummary summary =
         RunMatch(config.variant(),
-                 RunMatchConfig(config, RunNetPlayer(config, best_path, e.simulations()), spec,
-                                int(e.games()),
+                 RunMatchConfig(config, player, spec, int(e.games()),
                                 int(e.opening_plies()), config.seed() * 7919 + 17 + uint64_t(k)));
     const std::string line = fmt::format("best net vs {}: {}, {} adjudicated", name,
                                          MatchResultText(summary), summary.adjudicated);

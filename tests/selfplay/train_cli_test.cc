@@ -335,6 +335,40 @@ TEST_F(TrainCliTest, StrengthIsMeasuredInsideTheRunAndNoGatingPromotesEveryCandi
   EXPECT_NE(again.output.find("0 strength checks"), std::string::npos) << again.output;
 }
 
+// A warm start: the alpha-beta games are the run's first chunks (worker "warmstart"), counted in
+// the metrics, the nets say what they were taught, and the measured player searches with leaf
+// quiescence (evaluation.leaf_quiescence); a resumed run plays no warm-start game again.
+TEST_F(TrainCliTest, WarmStartGamesComeFirstAndTheNetsSaySo) {
+  const fs::path run = dir_ / "run";
+  const std::vector<std::string> settings = {
+      "warm_start.player=alphabeta:1", "warm_start.games=6", "warm_start.random_opening_plies=2",
+      "evaluation.games=2", "evaluation.simulations=4", "evaluation.leaf_quiescence=true"};
+  const Execution done = RunVzero(testing::TinyTrainRun(run.string(), 6, settings));
+  ASSERT_EQ(done.status, 0) << done.output;
+  int warm_games = 0;
+  for (const std::string& path : ListRecordChunks((run / "records").string())) {
+    if (fs::path(path).filename().string().starts_with("chunk-warmstart-")) {
+      for (const proto::GameRecord& record : ReadRecordChunk(path)) {
+        EXPECT_EQ(record.net_id(), "alphabeta:1");
+        ++warm_games;
+      }
+    }
+  }
+  EXPECT_EQ(warm_games, 6);
+  EXPECT_NE(ReadFile(run / "metrics.jsonl").find(R"("type":"warm_start")"), std::string::npos);
+  const Execution describe = RunVzero({"net", "describe", (run / "nets" / "best.vznet").string()});
+  ASSERT_EQ(describe.status, 0) << describe.output;
+  EXPECT_NE(describe.output.find("knowledge        warm-started: alphabeta:1, 6 games"),
+            std::string::npos)
+      << describe.output;
+  const std::string evaluation = ReadFile(run / "evaluation.txt");
+  EXPECT_NE(evaluation.find("best.vznet:4:qs:"), std::string::npos) << evaluation;
+
+  const Execution resumed = RunVzero(testing::TinyTrainRun(run.string(), 12, settings));
+  ASSERT_EQ(resumed.status, 0) << resumed.output;
+  EXPECT_EQ(resumed.output.find("warm start: "), std::string::npos) << resumed.output;
+}
+
 TEST_F(TrainCliTest, KilledRunResumesWithoutLosingOrRepeatingGames) {
   const fs::path run = dir_ / "run";
   const fs::path log = dir_ / "first.log";
