@@ -248,6 +248,7 @@ class TrainerRole {
       log_.Info("starting from net " + request_.init_net);
     } else {
       initial = nets::FreshNetForGame<G>(config_.net().preset(), config_.net().seed());
+      initial.provenance.knowledge = "zero-knowledge";  // random weights
       nets::WriteNetFile(initial_path, initial);
     }
     const fs::path best = dir_ / "nets" / "best.vznet";
