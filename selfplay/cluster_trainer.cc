@@ -7,13 +7,11 @@
 
 #include <fmt/core.h>
 
-#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "engine/core/atomic_file.h"
@@ -163,8 +161,7 @@ class TrainerRole {
       // A cluster's trainer (`vzero trainer`) plays the warm start's games itself before its first
       // step; `vzero train` has played them before starting its roles (selfplay/train_loop.cc).
       if (request_.shared == nullptr && !config_.warm_start().player().empty()) {
-        RunWarmStart(config_, dir_.string(),
-                     std::max(1, int(std::thread::hardware_concurrency())), log_, RoleStopFlag());
+        RunWarmStart(config_, dir_.string(), /*threads=*/0, log_, RoleStopFlag());
       }
       header = {{"checkpoint", nets::CheckpointExists(checkpoint_path)},
                 {"config_hash", fmt::format("{:016x}", TrainConfigHash(config_))}};

@@ -46,6 +46,7 @@
 #include "engine/search/policy.h"
 #include "engine/search/search_driver.h"
 #include "proto/train.pb.h"
+#include "selfplay/adjudication.h"
 #include "selfplay/resign_calibration.h"
 
 namespace vz {
@@ -76,11 +77,6 @@ struct ActorStats {
   int64_t false_resignations = 0;   // ... and the side that would have resigned did not lose
   float resign_threshold = 0.0f;    // the threshold in force now (calibrated or configured)
 };
-
-// The +1 / 0 / -1 result of `status` from White's view.
-inline int ResultFromWhite(Status status) {
-  return status == Status::kWhiteWins ? 1 : status == Status::kBlackWins ? -1 : 0;
-}
 
 template <Game G>
 class SelfPlayActors {
@@ -249,18 +245,9 @@ class SelfPlayActors {
       return;
     }
     slot.record.set_adjudicated(true);
-    if (config_.adjudication() == proto::MATERIAL) {
-      const int material = MaterialBalance<G>(slot.game.position());
-      const int margin = config_.material_margin();
-      const Status status = MaterialAdjudication<G>(slot.game.position(), margin);
-      Finish(slot, status,
-             fmt::format("adjudication: material {:+d} after {} plies (margin {})", material,
-                         slot.game.moves().size(), margin),
-             finished);
-    } else {
-      Finish(slot, Status::kDraw,
-             fmt::format("adjudication: draw after {} plies", slot.game.moves().size()), finished);
-    }
+    const OverLongResult adjudicated =
+        AdjudicateOverLong<G>(config_, slot.game.position(), slot.game.moves().size());
+    Finish(slot, adjudicated.status, adjudicated.reason, finished);
   }
 
   // The move to play after the search of `slot`: sampled from the policy target at the

@@ -38,9 +38,6 @@
 namespace vz {
 namespace {
 
-// The warm start's alpha-beta games run on every core: nothing else runs beside them.
-int WarmStartThreads() { return std::max(1, int(std::thread::hardware_concurrency())); }
-
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -230,7 +227,7 @@ TrainOutcome RunTraining(const TrainRequest& request) {
   // the trainer's first steps learn from them.
   if (!config.warm_start().player().empty()) {
     const WarmStartOutcome warm =
-        RunWarmStart(config, request.run_dir, WarmStartThreads(), log, RoleStopFlag());
+        RunWarmStart(config, request.run_dir, /*threads=*/0, log, RoleStopFlag());
     if (warm.games > 0) {
       metrics.Write({{"type", "warm_start"},
                      {"time", nets::UtcNow()},

@@ -86,8 +86,9 @@ WarmStartOutcome PlayMissingChunks(const proto::TrainConfig& config, const std::
       next = chunks;  // the other threads stop after their chunk
     }
   };
+  if (threads <= 0) threads = std::max(1, int(std::thread::hardware_concurrency()));
   std::vector<std::thread> pool;
-  for (int t = 1; t < std::max(1, threads); ++t) pool.emplace_back(work);
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
   for (std::thread& thread : pool) thread.join();
   if (first_error) std::rethrow_exception(first_error);

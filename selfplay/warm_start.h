@@ -25,6 +25,7 @@
 #include "engine/core/zobrist.h"
 #include "engine/search/wdl.h"
 #include "proto/train.pb.h"
+#include "selfplay/adjudication.h"
 
 namespace vz {
 
@@ -83,23 +84,13 @@ proto::GameRecord PlayWarmStartGame(const proto::TrainConfig& config, AlphaBeta<
     game.Play(move);
   }
   const Outcome outcome = game.outcome();
-  Status status = outcome.status;
-  std::string reason;
-  if (outcome.IsTerminal()) {
-    reason = ReasonName(outcome.reason);
-  } else {
+  OverLongResult result{outcome.status, ReasonName(outcome.reason)};
+  if (!outcome.IsTerminal()) {
     record.set_adjudicated(true);
-    if (play.adjudication() == proto::MATERIAL) {
-      status = MaterialAdjudication<G>(game.position(), int(play.material_margin()));
-      reason = "adjudication: material " + std::to_string(MaterialBalance<G>(game.position())) +
-               " after " + std::to_string(game.moves().size()) + " plies";
-    } else {
-      status = Status::kDraw;
-      reason = "adjudication: draw after " + std::to_string(game.moves().size()) + " plies";
-    }
+    result = AdjudicateOverLong<G>(play, game.position(), game.moves().size());
   }
-  record.set_result(status == Status::kWhiteWins ? 1 : status == Status::kBlackWins ? -1 : 0);
-  record.set_reason(reason);
+  record.set_result(ResultFromWhite(result.status));
+  record.set_reason(result.reason);
   return record;
 }
 
@@ -112,7 +103,8 @@ struct WarmStartOutcome {
 };
 
 // Plays the missing warm-start games of `config` (nothing when warm_start.player is empty) into
-// `run_dir`/records on `threads` >= 1 threads, logging progress to `log`. Stops early, with whole
+// `run_dir`/records on `threads` threads (0: one per core; nothing else runs beside a warm start),
+// logging progress to `log`. Stops early, with whole
 // chunks written, when `stop` becomes true. Throws vz::Error naming the chunk file on a write
 // failure, or naming the key for a bad warm_start.player.
 WarmStartOutcome RunWarmStart(const proto::TrainConfig& config, const std::string& run_dir,
