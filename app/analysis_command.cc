@@ -17,6 +17,7 @@
 #include "app/commands.h"
 #include "engine/core/error.h"
 #include "engine/registry.h"
+#include "build_info.h"
 #include "engine/search/search_params.h"
 #include "serve/analysis.h"
 #include "serve/line_io.h"
@@ -24,12 +25,6 @@
 #include "nets/variant_nets.h"
 #endif
 
-#ifndef VZ_VERSION
-#define VZ_VERSION "unknown"
-#endif
-#ifndef VZ_GIT_REVISION
-#define VZ_GIT_REVISION "unknown"
-#endif
 
 namespace vz::app {
 namespace {

@@ -7,13 +7,10 @@
 #include <string>
 
 #include "app/commands.h"
+#include "build_info.h"
 #include "nets/net_file.h"
 #include "nets/variant_nets.h"
 #include "research/net_diagnostics.h"
-
-#ifndef VZ_GIT_REVISION
-#define VZ_GIT_REVISION "unknown"
-#endif
 
 namespace vz::app {
 namespace {

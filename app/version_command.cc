@@ -1,6 +1,7 @@
 #include <fmt/core.h>
 
 #include "app/commands.h"
+#include "build_info.h"
 #include "engine/registry.h"
 
 namespace vz::app {

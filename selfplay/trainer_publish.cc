@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "build_info.h"
 #include "engine/core/atomic_file.h"
 #include "nets/net_file.h"
 #include "selfplay/train_config.h"
@@ -46,6 +47,7 @@ void NetPublisher::Export(int64_t games) {
   const int best = HighestGeneration((dir_ / "nets").string());
   nets::NetFile net = trainer_.ExportNet(uint64_t(games), fmt::format("best-{:04d}", best));
   net.provenance.knowledge = knowledge_;
+  net.provenance.source_revision = VZ_GIT_REVISION;
   if (gating_on_) {
     const fs::path path = dir_ / "nets" / "candidates" / CandidateFile(step, "vznet");
     nets::WriteNetFile(path.string(), net);

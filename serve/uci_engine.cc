@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "build_info.h"
 #include "engine/core/error.h"
 #include "engine/registry.h"
 #include "engine/search/search_params.h"

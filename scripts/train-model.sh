@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Trains the net vzero ships for one game, models/GAME.vznet, from nothing, and prints what
+# models/README.md records of it (revision, positions, CPU time, sha256).
+#
+#   bash scripts/train-model.sh GAME [--init-net]
+#
+# GAME: chaco-rex, chad, cuarenta or portuguese-draughts. The run is the game's demo preset
+# (configs/GAME/demo.txtpb: for the chess-likes a warm start from alphabeta:2 games, then
+# self-play) with MINUTES of self-play and training (default 15) in runs/model-GAME. Resumable:
+# run the same command again after an interruption and the run continues from its checkpoint.
+# When the run directory is gone, --init-net starts a new run from the committed
+# models/GAME.vznet instead of random weights. The run's newest best net is copied to
+# models/GAME.vznet. Environment: VZ_BIN (the vzero binary, default build/vzero), MINUTES,
+# VZ_MODEL_RUN (the run directory).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [[ $# -lt 1 || $# -gt 2 || ( $# -eq 2 && $2 != --init-net ) ]]; then
+  echo "usage: bash scripts/train-model.sh GAME [--init-net]" >&2
+  exit 2
+fi
+game=$1
+case $game in
+  chaco-rex|chad|cuarenta|portuguese-draughts) ;;
+  *) echo "train-model.sh: unknown game '$game' (chaco-rex, chad, cuarenta, portuguese-draughts)" >&2
+     exit 2 ;;
+esac
+vzero=${VZ_BIN:-$root/build/vzero}
+minutes=${MINUTES:-15}
+run=${VZ_MODEL_RUN:-$root/runs/model-$game}
+model=$root/models/$game.vznet
+
+args=(train --variant "$game" --preset demo --set "stop.minutes=$minutes" --run-dir "$run" --no-status)
+if [[ ${2:-} == --init-net ]]; then
+  if [[ -d $run ]]; then
+    echo "train-model.sh: $run exists; resuming it (--init-net applies only to a new run)" >&2
+  elif [[ -f $model ]]; then
+    args+=(--init-net "$model")
+  else
+    echo "train-model.sh: --init-net: $model does not exist" >&2
+    exit 1
+  fi
+fi
+
+echo "train-model.sh: $vzero ${args[*]}"
+start=$(date +%s)
+"$vzero" "${args[@]}"
+best=$(ls "$run"/nets/best-*.vznet 2>/dev/null | sort | tail -n 1)
+if [[ -z $best ]]; then
+  echo "train-model.sh: $run/nets has no best net" >&2
+  exit 1
+fi
+cp "$best" "$model.tmp" && mv "$model.tmp" "$model"
+echo "train-model.sh: $best -> $model ($(( $(date +%s) - start )) s wall clock this invocation)"
+"$vzero" net describe "$model" | grep -E 'architecture|training_steps|games|source_revision|knowledge'
+grep -h '"type":"session"' "$run"/metrics.jsonl 2>/dev/null | tail -n 1 || true
+sha256sum "$model"
