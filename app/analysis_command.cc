@@ -22,6 +22,7 @@
 #include "serve/analysis.h"
 #include "serve/line_io.h"
 #if defined(VZ_HAVE_TORCH)
+#include "nets/shipped_nets.h"
 #include "nets/variant_nets.h"
 #endif
 
@@ -58,9 +59,14 @@ void RunAnalysis(const AnalysisOptions& options) {
   config.version = VZ_VERSION;
   config.git_revision = VZ_GIT_REVISION;
 #if defined(VZ_HAVE_TORCH)
-  config.nets = nets::NetFilesByGame(options.nets);
+  config.nets = [&] {
+    std::vector<std::string> messages;
+    auto files = nets::NetFilesWithShipped(options.nets, &messages);
+    for (const std::string& message : messages) std::fprintf(stderr, "vzero analysis: %s\n", message.c_str());
+    return files;
+  }();
 #else
-  if (!options.nets.empty()) {
+  if (!options.nets.empty() && !(options.nets.size() == 1 && (options.nets[0] == "none" || options.nets[0] == "<none>"))) {
     throw Error("--net " + options.nets[0] + ": this vzero was built without LibTorch (no nets/)");
   }
 #endif
@@ -102,7 +108,8 @@ void AddAnalysisCommand(CLI::App& app) {
       "(docs/analysis.md)");
   command->add_option("--net", options->nets,
                       "Net file; repeat for several variants (each file serves the game it names; "
-                      "variants without a net use random rollouts)");
+                      "the others use their shipped net, models/, or random rollouts); none: "
+                      "random rollouts for every game");
   command->add_option("--device", options->device, "cpu, cuda or cuda:N (the nets)");
   command->add_option("--variant", options->variant,
                       "Variant of queries that name none (default: queries must name one)");

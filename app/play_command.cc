@@ -15,7 +15,10 @@ void AddPlayCommand(CLI::App& app) {
   CLI::App* command = app.add_subcommand("play", "Play a game against the engine in the terminal");
   command->add_option("--variant", options->variant, "Game name (see `vzero version`)")->required();
   command->add_option("--net", options->net,
-                      "Net file of the engine (default: random rollouts, weak)");
+                      "Net file of the engine (default: the shipped net of the game, models/; "
+                      "none: random rollouts, weak)");
+  command->add_flag("!--no-leaf-quiescence", options->leaf_quiescence,
+                    "Search the net without leaf quiescence (engine/search/quiescence_evaluator.h)");
   command->add_option("--device", options->device, "cpu, cuda or cuda:N (the net)");
   command
       ->add_option("--simulations", options->simulations,

@@ -18,7 +18,8 @@ void AddResearchCommand(CLI::App& app) {
       "games (HTML report with plots, CSV, JSON, PGN/PDN)");
   command->add_option("--variant", config->variant, "Game name (default: the net's game)");
   command->add_option("--net", config->net_file,
-                      "Net file (default with --run: RUN/nets/best.vznet)");
+                      "Net file (default: with --run, RUN/nets/best.vznet; else the shipped net of "
+                      "--variant, models/)");
   command->add_option("--run", config->run_dir,
                       "Run directory: its best net, config and self-play records");
   command->add_option("--games", config->games, "Fresh self-play games per search budget")

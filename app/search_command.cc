@@ -2,6 +2,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,6 +14,9 @@
 #include "engine/search/search_params.h"
 #include "engine/search/tree.h"
 #include "serve/line_io.h"
+#if defined(VZ_HAVE_TORCH)
+#include "nets/shipped_nets.h"
+#endif
 
 namespace vz::app {
 namespace {
@@ -21,7 +25,7 @@ struct SearchOptions {
   std::string variant;
   std::string fen;
   std::string moves;
-  std::string evaluator = "uniform";
+  std::string evaluator;  // "" = net when --net is given, else uniform
   std::string net;
   std::string device = "cpu";
   int64_t simulations = 800;
@@ -125,16 +129,26 @@ void PrintText(const SearchReport& report) {
 }
 
 void RunSearch(const SearchOptions& options) {
-  if (options.evaluator != "net" && !options.net.empty()) {
+  const std::string evaluator =
+      !options.evaluator.empty() ? options.evaluator : options.net.empty() ? "uniform" : "net";
+  if (evaluator != "net" && !options.net.empty()) {
     throw Error("--net " + options.net + " is only used with --evaluator net (evaluator is '" +
-                options.evaluator + "')");
+                evaluator + "')");
   }
   const Variant& variant = FindVariant(options.variant);
+  std::string net = options.net;
+#if defined(VZ_HAVE_TORCH)
+  if (evaluator == "net") {
+    // No --net (or --net default): the shipped net of the game (nets/shipped_nets.h).
+    if (net.empty() || net == "default") net = nets::RequireShippedNet(variant.name());
+    std::fprintf(stderr, "vzero search: net %s\n", net.c_str());
+  }
+#endif
   SearchRequest request;
   request.fen = options.fen;
   request.moves = SplitWords(options.moves);
-  request.evaluator = options.evaluator;
-  request.net = options.net;
+  request.evaluator = evaluator;
+  request.net = net;
   request.device = options.device;
   request.simulations = options.simulations;
   request.rollout_playouts = options.playouts;
@@ -171,9 +185,11 @@ void AddSearchCommand(CLI::App& app) {
   command->add_option("--moves", options->moves, "Moves played from the position, space-separated");
   command
       ->add_option("--evaluator", options->evaluator,
-                   "Leaf evaluator: uniform (default), rollout, or net (needs --net)")
+                   "Leaf evaluator: uniform (the default without --net), rollout, or net (the "
+                   "default with --net; without it, the shipped net of the game, models/)")
       ->check(CLI::IsMember({"uniform", "rollout", "net"}));
-  command->add_option("--net", options->net, "Net file (evaluator net)");
+  command->add_option("--net", options->net,
+                      "Net file (evaluator net; default: the shipped net of the game)");
   command->add_option("--device", options->device, "cpu, cuda or cuda:N (evaluator net)");
   command->add_option("--simulations", options->simulations, "Simulations (default 800)")
       ->check(CLI::Range(int64_t{1}, kMaxSimulations));

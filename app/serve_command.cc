@@ -15,6 +15,7 @@
 #include "serve/http_server.h"
 #include "serve/web_api.h"
 #if defined(VZ_HAVE_TORCH)
+#include "nets/shipped_nets.h"
 #include "nets/variant_nets.h"
 #endif
 
@@ -32,9 +33,14 @@ struct ServeOptions {
 void RunServe(const ServeOptions& options) {
   WebApiConfig api_config = options.api;
 #if defined(VZ_HAVE_TORCH)
-  api_config.engine.nets = nets::NetFilesByGame(options.nets);
+  api_config.engine.nets = [&] {
+    std::vector<std::string> messages;
+    auto files = nets::NetFilesWithShipped(options.nets, &messages);
+    for (const std::string& message : messages) std::fprintf(stderr, "vzero serve: %s\n", message.c_str());
+    return files;
+  }();
 #else
-  if (!options.nets.empty()) {
+  if (!options.nets.empty() && !(options.nets.size() == 1 && (options.nets[0] == "none" || options.nets[0] == "<none>"))) {
     throw Error("--net " + options.nets[0] + ": this vzero was built without LibTorch (no nets/)");
   }
 #endif
@@ -69,7 +75,8 @@ void AddServeCommand(CLI::App& app) {
       ->check(CLI::Range(0, 65535));
   command->add_option("--net", options->nets,
                       "Net file; repeat for several variants (each serves the game it names; "
-                      "the others play and analyse with random rollouts)");
+                      "the others use their shipped net, models/, or random rollouts); none: "
+                      "random rollouts for every game");
   command->add_option("--device", options->api.engine.device, "cpu, cuda or cuda:N (the nets)");
   command
       ->add_option("--runs", options->api.runs_dir,

@@ -13,7 +13,9 @@ void AddUciCommand(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "uci", "Speak UCI on stdin/stdout (variant chosen by UCI_Variant, as Fairy-Stockfish does)");
   command->add_option("--variant", options->variant, "Game at start (default chaco-rex)");
-  command->add_option("--net", options->net_file, "Net file (default: rollout evaluator)");
+  command->add_option("--net", options->net_file,
+                      "Net file (default: the shipped net of the game, models/; none: the "
+                      "rollout evaluator)");
   command->add_option("--device", options->device, "Device of the net: cpu, cuda, cuda:N");
   CLI::Option* threads =
       command->add_option("--threads", options->threads, "Threads option at start")

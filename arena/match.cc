@@ -235,7 +235,11 @@ MatchSummary RunMatchFor(const MatchConfig& config, const MatchGameCallback& on_
     return !stop.load();
   };
 
-  if (evaluators[0] || evaluators[1]) {
+  // A timed player searches each move alone by its clock: every game on a thread of its own, with
+  // the players' own evaluators (a net loaded once per thread; LibTorch's CPU threads as set for
+  // the process, one by default).
+  const bool timed = spec1.move_time_ms > 0 || spec2.move_time_ms > 0;
+  if ((evaluators[0] || evaluators[1]) && !timed) {
     // MCTS players: all games in flight in lockstep, one evaluator batch per player per round.
     LockstepSide<G> sides[2];
     for (int side = 0; side < 2; ++side) {
@@ -251,13 +255,13 @@ MatchSummary RunMatchFor(const MatchConfig& config, const MatchGameCallback& on_
       summary.evaluated[side] = stats.evaluated[side];
     }
   } else {
-    // Players without an evaluator: `concurrency` threads each play whole pairs.
+    // Players without an evaluator, or timed ones: `concurrency` threads each play whole pairs.
     std::atomic<int> next_pair{0};
     std::exception_ptr failure;
     auto worker = [&]() {
       try {
-        auto player1 = MakeMatchPlayer<G>(spec1, nullptr, config);
-        auto player2 = MakeMatchPlayer<G>(spec2, nullptr, config);
+        auto player1 = MakeMatchPlayer<G>(spec1, MakePlayerEvaluator<G>(spec1), config);
+        auto player2 = MakeMatchPlayer<G>(spec2, MakePlayerEvaluator<G>(spec2), config);
         for (;;) {
           if (stop.load()) return;
           const int pair = next_pair.fetch_add(1);

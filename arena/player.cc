@@ -27,7 +27,15 @@ PlayerSpec PlayerSpec::Parse(std::string_view text) {
   if (spec.kind == "net") {
 #if VZ_HAVE_TORCH
     const size_t last = text.rfind(':');
-    if (last == colon) throw Error("player '" + spec.text + "': expected net:FILE:SIMS");
+    if (last == colon) {
+      // `net:default`: the shipped net at the UCI engine's default budget.
+      if (parameter != "default") {
+        throw Error("player '" + spec.text + "': expected net:FILE:SIMS or net:FILE:movetime=MS");
+      }
+      spec.file = "default";
+      spec.value = kDefaultNetSimulations;
+      return spec;
+    }
     spec.file = std::string(text.substr(colon + 1, last - colon - 1));
     parameter = text.substr(last + 1);
 #else
@@ -36,11 +44,24 @@ PlayerSpec PlayerSpec::Parse(std::string_view text) {
   }
   if (spec.kind != "rollout" && spec.kind != "alphabeta" && spec.kind != "net") {
     throw Error("player '" + spec.text +
-                "': unknown kind (expected random, rollout:SIMS[:qs], alphabeta:DEPTH or "
-                "net:FILE:SIMS[:qs])");
+                "': unknown kind (expected random, rollout:SIMS[:qs], alphabeta:DEPTH, "
+                "net:FILE:SIMS[:qs], or movetime=MS in place of SIMS or DEPTH)");
   }
   if (colon == std::string_view::npos) {
     throw Error("player '" + spec.text + "': missing parameter after '" + spec.kind + ":'");
+  }
+  constexpr std::string_view kMoveTimeOption = "movetime=";
+  if (parameter.starts_with(kMoveTimeOption)) {
+    const std::string_view number = parameter.substr(kMoveTimeOption.size());
+    const auto [end, error] =
+        std::from_chars(number.data(), number.data() + number.size(), spec.move_time_ms);
+    if (error != std::errc() || end != number.data() + number.size() || spec.move_time_ms < 1 ||
+        spec.move_time_ms > kMaxMoveTimeMs) {
+      throw Error("player '" + spec.text + "': movetime must be an integer of milliseconds in 1.." +
+                  std::to_string(kMaxMoveTimeMs));
+    }
+    spec.value = spec.kind == "alphabeta" ? kMaxTimedDepth : kMaxTimedSimulations;
+    return spec;
   }
   const std::string_view number = parameter;
   const auto [end, error] =

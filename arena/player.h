@@ -6,7 +6,14 @@
 //   alphabeta:DEPTH     iterative-deepening alpha-beta to DEPTH plies (engine/alphabeta/)
 //   net:FILE:SIMS       MCTS (PUCT) with the network evaluator of net file FILE (on the first CUDA
 //                       device when there is one, else the CPU), SIMS simulations a move; only in
-//                       builds with LibTorch (VZ_HAVE_TORCH)
+//                       builds with LibTorch (VZ_HAVE_TORCH). FILE `default`: the shipped net of
+//                       the game (nets/shipped_nets.h); `net:default` alone: 800 simulations
+//   ...:movetime=MS     instead of SIMS or DEPTH (rollout, alphabeta, net): MS milliseconds a
+//                       move, less kPlayerMoveOverheadMs, by the clock: the MCTS players under
+//                       UCI's time manager (engine/search/time_manager.h), alpha-beta by
+//                       iterative deepening to depth 64 stopped by the clock (its deepest
+//                       completed iteration's move). A match with a timed player plays each game
+//                       on a thread of its own (no shared batches).
 //   ...:qs              (after rollout:SIMS or net:FILE:SIMS) each leaf value corrected by a capture
 //                       search (engine/search/quiescence_evaluator.h): tactical safety, not
 //                       zero-knowledge
@@ -35,8 +42,10 @@
 #include "engine/search/quiescence_evaluator.h"
 #include "engine/search/rollout_evaluator.h"
 #include "engine/search/search_driver.h"
+#include "engine/search/time_manager.h"
 #if VZ_HAVE_TORCH
 #include "nets/net_evaluator.h"
+#include "nets/shipped_nets.h"
 #endif
 
 namespace vz {
@@ -56,11 +65,19 @@ class Player {
   virtual SearchPlayer<G>* AsSearchPlayer() { return nullptr; }
 };
 
+// The budgets of the spec grammar: `net:default` alone (the UCI engine's default Nodes), the
+// caps of timed players, and the longest time a move.
+inline constexpr int kDefaultNetSimulations = 800;
+inline constexpr int kMaxTimedDepth = 64;
+inline constexpr int kMaxTimedSimulations = 1 << 30;
+inline constexpr int64_t kMaxMoveTimeMs = 3600 * 1000;
+
 // A parsed spec string: kind and its integer parameter (0 for `random`).
 struct PlayerSpec {
   std::string kind;  // "random", "rollout", "alphabeta", "net"
-  int value = 0;     // simulations or depth
-  std::string file;  // net file of `net:FILE:SIMS`
+  int value = 0;     // simulations or depth (the cap when move_time_ms is set)
+  int64_t move_time_ms = 0;  // movetime=MS: time a move in ms; 0 = the budget is `value`
+  std::string file;  // net file of `net:FILE:SIMS`; "default": the shipped net
   bool leaf_quiescence = false;  // the `:qs` option of MCTS players
   std::string text;  // the spec as given
 
@@ -82,18 +99,40 @@ class RandomPlayer final : public Player<G> {
   uint64_t state_ = 0;
 };
 
+// Kept from a timed player's time a move for what happens outside its search (ms).
+inline constexpr int64_t kPlayerMoveOverheadMs = 10;
+
+// The budget of a player with `move_time_ms` a move: UCI's `go movetime` with the player overhead.
+inline TimeBudget PlayerMoveBudget(int64_t move_time_ms, Color side) {
+  TimeControl control;
+  control.move_time_ms = move_time_ms;
+  return AllocateTime(control, side, TimeOptions{kPlayerMoveOverheadMs});
+}
+
 template <Game G>
 class AlphaBetaPlayer final : public Player<G> {
  public:
-  explicit AlphaBetaPlayer(int depth) : depth_(depth) {}
+  // `depth` plies, or, with `move_time_ms` > 0, iterative deepening (at most `depth` plies)
+  // stopped by the clock.
+  explicit AlphaBetaPlayer(int depth, int64_t move_time_ms = 0)
+      : depth_(depth), move_time_ms_(move_time_ms) {}
   void NewGame(uint64_t) override { search_.Clear(); }
   Move ChooseMove(const GameState<G>& state) override {
-    const AlphaBetaResult result = search_.Search(state, depth_);
+    AlphaBetaResult result;
+    if (move_time_ms_ > 0) {
+      const TimeBudget budget = PlayerMoveBudget(move_time_ms_, G::SideToMove(state.position()));
+      const SteadyClock clock;
+      const int64_t deadline = clock.NowMicros() + budget.hard_ms * 1000;
+      result = search_.Search(state, depth_, [&] { return clock.NowMicros() >= deadline; });
+    } else {
+      result = search_.Search(state, depth_);
+    }
     return result.best_move == kNullMove ? state.legal_moves()[0] : result.best_move;
   }
 
  private:
   int depth_;
+  int64_t move_time_ms_;
   AlphaBeta<G> search_{int64_t{1} << 17};
 };
 
@@ -109,9 +148,14 @@ class AlphaBetaPlayer final : public Player<G> {
 template <Game G>
 class SearchPlayer : public Player<G> {
  public:
-  // `evaluator` (not null) serves ChooseMove; `max_nodes` caps each search's tree.
-  SearchPlayer(std::shared_ptr<Evaluator<G>> evaluator, int simulations, int64_t max_nodes)
-      : evaluator_(std::move(evaluator)), simulations_(simulations), max_nodes_(max_nodes) {}
+  // `evaluator` (not null) serves ChooseMove; `max_nodes` caps each search's tree. With
+  // `move_time_ms` > 0, ChooseMove searches by the clock (simulations is then a cap).
+  SearchPlayer(std::shared_ptr<Evaluator<G>> evaluator, int simulations, int64_t max_nodes,
+               int64_t move_time_ms = 0)
+      : evaluator_(std::move(evaluator)),
+        simulations_(simulations),
+        max_nodes_(max_nodes),
+        move_time_ms_(move_time_ms) {}
 
   void NewGame(uint64_t seed) override {
     SearchParams params;
@@ -122,7 +166,29 @@ class SearchPlayer : public Player<G> {
   Move ChooseMove(const GameState<G>& state) override {
     BeginMove(state);
     SearchPlayer* self = this;
-    driver_.Run(*evaluator_, std::span<SearchPlayer* const>(&self, 1));
+    const std::span<SearchPlayer* const> searches(&self, 1);
+    if (move_time_ms_ <= 0) {
+      driver_.Run(*evaluator_, searches);
+      return EndMove(state);
+    }
+    // By the clock, as `vzero uci` under `go movetime`: the time manager decides before each
+    // round, and a best move that changed in the last quarter of the time so far may go on past
+    // the soft target (never past the hard one). The first round (the root) always runs.
+    TimeManager manager(PlayerMoveBudget(move_time_ms_, G::SideToMove(state.position())), clock_,
+                        round_estimate_micros_);
+    Move best = kNullMove;
+    int64_t best_changed = 0;
+    for (bool first = true; !Done(); first = false) {
+      const int64_t now = manager.ElapsedMicros();
+      const bool unstable = now - best_changed < now / 4;
+      if (!manager.ShouldStartRound(unstable) && !first) break;
+      driver_.RunRound(*evaluator_, searches);
+      if (const Move current = search_->BestMove(); current != best) {
+        best = current;
+        best_changed = manager.ElapsedMicros();
+      }
+    }
+    round_estimate_micros_ = manager.LongestRecentRoundMicros();
     return EndMove(state);
   }
   SearchPlayer<G>* AsSearchPlayer() override { return this; }
@@ -132,6 +198,8 @@ class SearchPlayer : public Player<G> {
     search_->SetRoot(state);
     search_->StartSearch(simulations_);
   }
+  // The time a move of a timed player (ms; 0: untimed, the budget is simulations).
+  int64_t move_time_ms() const { return move_time_ms_; }
   bool Done() const { return search_->Done(); }
   // Appends this search's leaves to `batch`, which may hold other searches' entries (see
   // Mcts::GatherLeaves); returns how many.
@@ -167,6 +235,9 @@ class SearchPlayer : public Player<G> {
   std::shared_ptr<Evaluator<G>> evaluator_;
   int simulations_;
   int64_t max_nodes_;
+  int64_t move_time_ms_;
+  SteadyClock clock_;                  // of the timed ChooseMove
+  int64_t round_estimate_micros_ = 0;  // the previous timed move's longest round
   std::unique_ptr<Mcts<G>> search_;
   SearchDriver<G, SearchPlayer> driver_{/*timed=*/false};  // of ChooseMove
   int sample_plies_ = 0;
@@ -182,8 +253,11 @@ class RolloutPlayer final : public SearchPlayer<G> {
  public:
   // `evaluator` is `rollouts` or a decorator of it (QuiescenceEvaluator) that owns it.
   RolloutPlayer(std::shared_ptr<Evaluator<G>> evaluator, RolloutEvaluator<G>& rollouts,
-                int simulations)
-      : SearchPlayer<G>(std::move(evaluator), simulations, int64_t(simulations) * 256 + 4096),
+                int simulations, int64_t move_time_ms = 0)
+      : SearchPlayer<G>(std::move(evaluator), simulations,
+                        move_time_ms > 0 ? SearchParams().max_nodes
+                                         : int64_t(simulations) * 256 + 4096,
+                        move_time_ms),
         rollouts_(rollouts) {}
   void NewGame(uint64_t seed) override {
     seed_ = seed;
@@ -210,7 +284,8 @@ std::shared_ptr<Evaluator<G>> MakePlayerEvaluator(const PlayerSpec& spec) {
   if (spec.kind == "rollout") evaluator = std::make_shared<RolloutEvaluator<G>>(/*seed=*/0);
 #if VZ_HAVE_TORCH
   if (spec.kind == "net") {
-    evaluator = nets::MakeNetEvaluator<G>(nets::ReadNetFile(spec.file), spec.file, "auto");
+    const std::string file = spec.file == "default" ? nets::RequireShippedNet(G::kName) : spec.file;
+    evaluator = nets::MakeNetEvaluator<G>(nets::ReadNetFile(file), file, "auto");
   }
 #endif
   if (evaluator && spec.leaf_quiescence) {
@@ -226,18 +301,21 @@ template <Game G>
 std::unique_ptr<Player<G>> MakePlayer(const PlayerSpec& spec,
                                       std::shared_ptr<Evaluator<G>> evaluator) {
   if (spec.kind == "random") return std::make_unique<RandomPlayer<G>>();
-  if (spec.kind == "alphabeta") return std::make_unique<AlphaBetaPlayer<G>>(spec.value);
+  if (spec.kind == "alphabeta") {
+    return std::make_unique<AlphaBetaPlayer<G>>(spec.value, spec.move_time_ms);
+  }
   if (spec.kind == "rollout") {
     Evaluator<G>* inner = evaluator.get();
     if (auto* quiescence = dynamic_cast<QuiescenceEvaluator<G>*>(inner)) inner = &quiescence->inner();
     auto* rollouts = dynamic_cast<RolloutEvaluator<G>*>(inner);
     if (!rollouts) throw Error("player '" + spec.text + "': needs its rollout evaluator");
-    return std::make_unique<RolloutPlayer<G>>(std::move(evaluator), *rollouts, spec.value);
+    return std::make_unique<RolloutPlayer<G>>(std::move(evaluator), *rollouts, spec.value,
+                                              spec.move_time_ms);
   }
   if (spec.kind == "net") {
     if (!evaluator) throw Error("player '" + spec.text + "': needs its net evaluator");
     return std::make_unique<SearchPlayer<G>>(std::move(evaluator), spec.value,
-                                             SearchParams().max_nodes);
+                                             SearchParams().max_nodes, spec.move_time_ms);
   }
   throw Error("player '" + spec.text + "': unknown kind");
 }

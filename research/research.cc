@@ -15,6 +15,7 @@
 #include "engine/games.h"
 #include "engine/search/mcts.h"
 #include "nets/net_file.h"
+#include "nets/shipped_nets.h"
 #include "records/game_record.h"
 #include "records/run_files.h"
 #include "research/board_svg.h"
@@ -405,7 +406,14 @@ ResearchSummary RunResearch(const ResearchConfig& c) {
     r.run_config = SavedConfig(c.run_dir);
     if (r.net_file.empty()) r.net_file = c.run_dir + "/nets/best.vznet";
   }
-  if (r.net_file.empty()) throw Error("research: give --net FILE or --run RUN_DIR");
+  // No net and no run, or --net default: the shipped net of --variant (nets/shipped_nets.h).
+  if ((r.net_file.empty() && !c.variant.empty()) || r.net_file == "default") {
+    if (c.variant.empty()) throw Error("research: --net default needs --variant");
+    r.net_file = nets::RequireShippedNet(c.variant);
+  }
+  if (r.net_file.empty()) {
+    throw Error("research: give --net FILE, --run RUN_DIR or --variant (its shipped net)");
+  }
   r.variant = c.variant;
   if (r.variant.empty()) r.variant = nets::ReadNetFile(r.net_file).game;
   if (r.run_config && r.run_config->variant() != r.variant) {

@@ -22,6 +22,7 @@
 #include "engine/games.h"
 #include "engine/search/evaluator_registry.h"
 #include "engine/search/mcts.h"
+#include "engine/search/quiescence_evaluator.h"
 #include "engine/search/rollout_evaluator.h"
 #include "engine/search/search_driver.h"
 #include "engine/search/search_report.h"
@@ -490,7 +491,8 @@ struct AnalysisEngine::Impl {
     std::string kind;
     const auto net = config.nets.find(std::string(G::kName));
     if (net != config.nets.end()) {
-      evaluator = LoadNetEvaluator<G>(net->second, config.device);
+      evaluator = WithLeafQuiescence<G>(LoadNetEvaluator<G>(net->second, config.device),
+                                        config.leaf_quiescence);
       kind = "net";
     } else {
       // Seeded per position (engine/search/rollout_evaluator.h): a position's value does not

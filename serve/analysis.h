@@ -46,6 +46,9 @@ struct AnalysisConfig {
   std::map<std::string, std::string> nets;
   // Device of the nets: "cpu", "cuda", "cuda:N".
   std::string device = "cpu";
+  // With a net, each leaf value corrected by a bounded capture search and the priors informed by
+  // it (engine/search/quiescence_evaluator.h): how the shipped nets are measured (models/).
+  bool leaf_quiescence = true;
   // The variant of a query that names none; "" makes `variant` required.
   std::string default_variant;
   // Reported by the query_version action.

@@ -22,7 +22,11 @@
 #include "engine/games.h"
 #include "engine/search/evaluator_registry.h"
 #include "engine/search/mcts.h"
+#include "engine/search/quiescence_evaluator.h"
 #include "engine/search/rollout_evaluator.h"
+#if defined(VZ_HAVE_TORCH)
+#include "nets/shipped_nets.h"
+#endif
 #include "records/pgn_record.h"
 #include "serve/line_io.h"
 
@@ -275,13 +279,24 @@ void PlaySession::Run() {
     if (!options.fen.empty()) start = G::ParsePosition(options.fen);
     std::unique_ptr<Evaluator<G>> evaluator;
     std::string name;
-    if (!options.net.empty()) {
-      evaluator = LoadNetEvaluator<G>(options.net, options.device);
-      name = "net " + options.net;
+    std::string net_file;
+#if defined(VZ_HAVE_TORCH)
+    const nets::NetChoice choice = nets::ResolveNet(options.net, G::kName);
+    net_file = choice.file;
+    if (choice.warning) notes_ << "vzero play: " << choice.message << "\n";
+#else
+    if (options.net != "none" && options.net != "<none>") net_file = options.net;
+#endif
+    if (!net_file.empty()) {
+      evaluator = WithLeafQuiescence<G>(LoadNetEvaluator<G>(net_file, options.device),
+                                        options.leaf_quiescence);
+      name = "net " + net_file;
+      notes_ << "vzero play: the engine plays with net " << net_file
+             << (options.leaf_quiescence ? " and leaf quiescence" : "") << "\n";
     } else {
       evaluator = std::make_unique<RolloutEvaluator<G>>(options.seed);
       name = "random rollouts";
-      notes_ << "vzero play: no --net: the engine uses random rollouts (weak)\n";
+      notes_ << "vzero play: no net: the engine uses random rollouts (weak)\n";
     }
     GamePlaySession<G>(options, in_, out_, std::move(evaluator), name, human, start).Run();
   });

@@ -16,8 +16,11 @@ namespace vz {
 
 struct PlayOptions {
   std::string variant;  // registry name (engine/registry.h)
-  std::string net;      // net file of the engine; "" = random rollouts (weak)
+  // Net file of the engine; "" = the shipped net of the variant (nets/shipped_nets.h), or random
+  // rollouts (weak) in a build without nets or when there is none; "none" = random rollouts.
+  std::string net;
   std::string device = "cpu";
+  bool leaf_quiescence = true;  // with a net: engine/search/quiescence_evaluator.h
   int64_t simulations = 200;    // engine simulations a move, also for hints
   std::string color = "white";  // the person's colour: "white" or "black"
   std::string save;   // record written at the end; "" = vzero-<variant>-<UTC time>.pgn/.pdn

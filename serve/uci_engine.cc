@@ -176,7 +176,9 @@ class UciEngine::Impl {
     out_.Line(fmt::format("option name UCI_Variant type combo default {}{}", defaults_.variant,
                           variants));
     out_.Line(fmt::format("option name NetFile type string default {}",
-                          defaults_.net_file.empty() ? "<empty>" : defaults_.net_file));
+                          defaults_.net_file.empty()    ? "<default>"
+                          : defaults_.net_file == "none" ? "<none>"
+                                                         : defaults_.net_file));
     out_.Line(fmt::format("option name Device type string default {}", defaults_.device));
     out_.Line(fmt::format("option name Threads type spin default {} min 1 max {}",
                           defaults_.threads, kMaxThreads));
@@ -192,6 +194,8 @@ class UciEngine::Impl {
     out_.Line(fmt::format("option name Gumbel type check default {}", defaults_.gumbel));
     out_.Line(fmt::format("option name Move Overhead type spin default {} min 0 max {}",
                           defaults_.move_overhead_ms, kMaxMoveOverheadMs));
+    out_.Line(fmt::format("option name LeafQuiescence type check default {}",
+                          defaults_.leaf_quiescence));
     out_.Line("uciok");
   }
 
@@ -215,7 +219,8 @@ class UciEngine::Impl {
       moves_.clear();
       out_.InfoString(fmt::format("variant {} startpos {}", value, start));
     } else if (key == "netfile") {
-      const std::string file = value == "<empty>" ? "" : value;
+      // <default> (or <empty>, or nothing): the shipped net of the variant; <none>: rollouts.
+      const std::string file = value == "<default>" || value == "<empty>" ? "" : value;
       if (file != options_.net_file) session_.reset();
       options_.net_file = file;
     } else if (key == "device") {
@@ -237,6 +242,10 @@ class UciEngine::Impl {
       options_.show_wdl = ParseCheck(value, what);
     } else if (key == "gumbel") {
       options_.gumbel = ParseCheck(value, what);
+    } else if (key == "leafquiescence") {
+      const bool on = ParseCheck(value, what);
+      if (on != options_.leaf_quiescence) session_.reset();
+      options_.leaf_quiescence = on;
     } else if (key == "move overhead") {
       options_.move_overhead_ms = ParseInteger(value, 0, kMaxMoveOverheadMs, what);
     } else {

@@ -32,7 +32,7 @@ namespace vz {
 // The UCI options at start (the command line's values, listed as defaults by `uci`).
 struct UciOptions {
   std::string variant = "chaco-rex";  // registry name
-  std::string net_file;               // empty: random rollouts
+  std::string net_file;  // empty: the shipped net of the variant; "<none>"/"none": rollouts
   std::string device = "cpu";         // LibTorch device of the net
   int threads = 1;                    // rollout threads; LibTorch CPU threads with a net
   int hash_mib = 256;                 // tree memory in MiB
@@ -42,6 +42,9 @@ struct UciOptions {
   bool show_wdl = false;
   bool gumbel = false;
   int64_t move_overhead_ms = 50;
+  // With a net: leaf quiescence (engine/search/quiescence_evaluator.h), the configuration the
+  // shipped nets are measured in (models/README.md).
+  bool leaf_quiescence = true;
 };
 
 // Ranges of the options (the `uci` listing's min and max).

@@ -19,9 +19,13 @@
 #include "engine/games.h"
 #include "engine/search/evaluator_registry.h"
 #include "engine/search/mcts.h"
+#include "engine/search/quiescence_evaluator.h"
 #include "engine/search/rollout_evaluator.h"
 #include "engine/search/search_driver.h"
 #include "engine/search/search_params.h"
+#if defined(VZ_HAVE_TORCH)
+#include "nets/shipped_nets.h"
+#endif
 
 namespace vz {
 
@@ -41,24 +45,36 @@ class GameSession final : public UciSession {
  public:
   using Position = typename G::Position;
 
-  // Loads the net of `options.net_file` (if any) for G; on failure, or without a net, plays with
-  // rollouts. Says which in an info string.
+  // Loads the net of `options.net_file` for G: the shipped net of G when it is empty, none for
+  // "<none>" (nets/shipped_nets.h); on failure, or without a net, plays with rollouts. Says which
+  // in an info string and on stderr.
   GameSession(const UciOptions& options, UciOutput& out) {
-    if (!options.net_file.empty()) {
-      try {
-        evaluator_ = LoadNetEvaluator<G>(options.net_file, options.device);
-        has_net_ = true;
-        out.InfoString(fmt::format("NetFile {} loaded for {} on {}", options.net_file, G::kName,
-                                   options.device));
-      } catch (const std::exception& error) {
-        out.InfoString(fmt::format("error: NetFile {}: {}; playing with the rollout evaluator",
-                                   options.net_file, error.what()));
-      }
-    } else {
-      out.InfoString(fmt::format(
-          "no NetFile: {} plays with the rollout evaluator (random playouts, uniform priors)",
-          G::kName));
+    std::string net_file;
+    std::string message;
+#if defined(VZ_HAVE_TORCH)
+    const nets::NetChoice choice = nets::ResolveNet(options.net_file, G::kName);
+    net_file = choice.file;
+    message = choice.message;
+#else
+    if (options.net_file != "none" && options.net_file != "<none>") net_file = options.net_file;
+    if (net_file.empty()) {
+      message = fmt::format("{}: this build has no nets: the rollout evaluator", G::kName);
     }
+#endif
+    if (!net_file.empty()) {
+      try {
+        evaluator_ = WithLeafQuiescence<G>(LoadNetEvaluator<G>(net_file, options.device),
+                                           options.leaf_quiescence);
+        has_net_ = true;
+        message = fmt::format("NetFile {} loaded for {} on {}{}", net_file, G::kName,
+                              options.device, options.leaf_quiescence ? ", leaf quiescence" : "");
+      } catch (const std::exception& error) {
+        message = fmt::format("error: NetFile {}: {}; playing with the rollout evaluator",
+                              net_file, error.what());
+      }
+    }
+    out.InfoString(message);
+    fmt::print(stderr, "vzero uci: {}\n", message);
     if (!has_net_) {
       // Seeded per position: the value does not depend on the batch or its split over threads.
       auto rollouts = std::make_unique<RolloutEvaluator<G>>(

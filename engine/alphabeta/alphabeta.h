@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "engine/alphabeta/evaluation.h"
@@ -67,7 +68,14 @@ class AlphaBeta {
 
   // Searches the current position of `state` to `depth` >= 1 plies (plus quiescence) and
   // returns the best move with its score. A terminal root gives kNullMove.
-  AlphaBetaResult Search(const GameState<G>& state, int depth) {
+  AlphaBetaResult Search(const GameState<G>& state, int depth) { return Search(state, depth, {}); }
+
+  // The same, stopped by the clock or anything else: `should_stop` (may be empty: never) is
+  // polled before every iteration after the first and every 1024 nodes inside them, and once it returns true the iteration
+  // in progress is abandoned and the result of the deepest completed one returned (depth 1 always
+  // completes, so a move is always found). Iterative deepening under a time per move.
+  AlphaBetaResult Search(const GameState<G>& state, int depth,
+                         const std::function<bool()>& should_stop) {
     AlphaBetaResult result;
     path_.clear();
     if constexpr (G::kHasRepetitionDraw) {
@@ -81,8 +89,13 @@ class AlphaBeta {
     }
     nodes_ = 0;
     if (state.outcome().IsTerminal()) return result;
+    aborted_ = false;
     for (int d = 1; d <= std::max(depth, 1); ++d) {
+      if (d > 1 && should_stop && should_stop()) break;  // no iteration starts after a stop
+      stop_ = d > 1 && should_stop ? &should_stop : nullptr;
       const int score = Negamax(state.position(), d, 0, -kMateScore - 1, kMateScore + 1);
+      stop_ = nullptr;
+      if (aborted_) break;
       result.score = score;
       result.depth = d;
       result.best_move = root_best_;
@@ -201,8 +214,16 @@ class AlphaBeta {
     }
   }
 
+  // True once the stop test of a stoppable Search said so; every node then returns at once and
+  // nothing more is stored.
+  bool Aborted() {
+    if (stop_ != nullptr && !aborted_ && (nodes_ & 1023) == 0) aborted_ = (*stop_)();
+    return aborted_;
+  }
+
   int Negamax(const Position& p, int depth, int ply, int alpha, int beta) {
     ++nodes_;
+    if (Aborted()) return 0;
     typename G::MoveList moves;
     G::GenerateMoves(p, moves);
     const Outcome outcome = G::LocalOutcome(p, moves.size);
@@ -238,6 +259,7 @@ class AlphaBeta {
       Position child = p;
       G::ApplyMove(child, moves[i]);
       const int score = -Negamax(child, depth - 1, ply + 1, -beta, -alpha);
+      if (aborted_) break;
       if (score > best_score) {
         best_score = score;
         best_move = moves[i];
@@ -251,6 +273,7 @@ class AlphaBeta {
       }
     }
     if constexpr (G::kHasRepetitionDraw) path_.pop_back();
+    if (aborted_) return 0;
 
     entry.key = hash;
     entry.move = best_move;
@@ -290,6 +313,7 @@ class AlphaBeta {
       Position child = p;
       G::ApplyMove(child, moves[i]);
       ++nodes_;
+      if (Aborted()) return 0;
       typename G::MoveList child_moves;
       G::GenerateMoves(child, child_moves);
       const Outcome outcome = G::LocalOutcome(child, child_moves.size);
@@ -325,6 +349,8 @@ class AlphaBeta {
   int64_t node_limit_ = INT64_MAX;         // of QuiescenceScore; Search has none
   int plies_limit_ = kMaxQuiescencePlies;  // of QuiescenceScore; Search uses kMaxQuiescencePlies
   Move root_best_ = kNullMove;
+  const std::function<bool()>* stop_ = nullptr;  // the stop test of the current iteration
+  bool aborted_ = false;                           // the stop test said stop
 };
 
 }  // namespace vz

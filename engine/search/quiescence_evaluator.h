@@ -154,4 +154,13 @@ class QuiescenceEvaluator final : public Evaluator<G> {
   int64_t nodes_ = 0;
 };
 
+// `evaluator` (not null) behind a QuiescenceEvaluator with the default weight and scale when `on`,
+// else `evaluator` itself: the leaf quiescence switch of the commands that play (UCI's
+// LeafQuiescence option, `vzero play`, the analysis engine).
+template <Game G>
+std::unique_ptr<Evaluator<G>> WithLeafQuiescence(std::unique_ptr<Evaluator<G>> evaluator, bool on) {
+  if (!on) return evaluator;
+  return std::make_unique<QuiescenceEvaluator<G>>(std::shared_ptr<Evaluator<G>>(std::move(evaluator)));
+}
+
 }  // namespace vz
