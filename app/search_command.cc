@@ -129,9 +129,14 @@ void PrintText(const SearchReport& report) {
 }
 
 void RunSearch(const SearchOptions& options) {
-  const std::string evaluator =
-      !options.evaluator.empty() ? options.evaluator : options.net.empty() ? "uniform" : "net";
-  if (evaluator != "net" && !options.net.empty()) {
+  const bool no_net = options.net == "none" || options.net == "<none>";
+  if (no_net && options.evaluator == "net") {
+    throw Error("--net " + options.net + " means no net, but --evaluator is net");
+  }
+  const std::string evaluator = !options.evaluator.empty()       ? options.evaluator
+                                : options.net.empty() || no_net ? "uniform"
+                                                                 : "net";
+  if (evaluator != "net" && !options.net.empty() && !no_net) {
     throw Error("--net " + options.net + " is only used with --evaluator net (evaluator is '" +
                 evaluator + "')");
   }

@@ -235,9 +235,9 @@ MatchSummary RunMatchFor(const MatchConfig& config, const MatchGameCallback& on_
     return !stop.load();
   };
 
-  // A timed player searches each move alone by its clock: every game on a thread of its own, with
-  // the players' own evaluators (a net loaded once per thread; LibTorch's CPU threads as set for
-  // the process, one by default).
+  // A timed player searches each move alone by its clock: `concurrency` threads each play whole
+  // pairs with players of their own (a net loaded once per thread and side; LibTorch's CPU
+  // threads as set for the process, one by default).
   const bool timed = spec1.move_time_ms > 0 || spec2.move_time_ms > 0;
   if ((evaluators[0] || evaluators[1]) && !timed) {
     // MCTS players: all games in flight in lockstep, one evaluator batch per player per round.

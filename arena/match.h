@@ -9,7 +9,8 @@
 // advances them in lockstep (arena/match_games.h): each round, every game whose side to move is
 // an MCTS player adds its leaves to that player's batch, and each player's evaluator (one per
 // player: a net is loaded once) is called once per round on the whole batch, all in one thread.
-// Without MCTS players, `concurrency` threads each play whole pairs. Either way game k gets seeds
+// Without MCTS players, or with a timed player (`movetime=MS`, which searches each move alone by
+// its clock), `concurrency` threads each play whole pairs with players of their own. Either way game k gets seeds
 // derived from the match seed and k alone, so a game's moves do not depend on the concurrency
 // (for a net player up to floating-point differences between batch sizes); only the order of
 // completion and which pairs are played before an SPRT stop do. Two players with the same MCTS

@@ -12,8 +12,9 @@
 //                       move, less kPlayerMoveOverheadMs, by the clock: the MCTS players under
 //                       UCI's time manager (engine/search/time_manager.h), alpha-beta by
 //                       iterative deepening to depth 64 stopped by the clock (its deepest
-//                       completed iteration's move). A match with a timed player plays each game
-//                       on a thread of its own (no shared batches).
+//                       completed iteration's move). A match with a timed player plays on
+//                       `concurrency` threads, each playing whole pairs with its own players (no
+//                       shared batches); keep concurrency at or below the cores for fair clocks.
 //   ...:qs              (after rollout:SIMS or net:FILE:SIMS) each leaf value corrected by a capture
 //                       search (engine/search/quiescence_evaluator.h): tactical safety, not
 //                       zero-knowledge
@@ -158,35 +159,31 @@ class SearchPlayer : public Player<G> {
         move_time_ms_(move_time_ms) {}
 
   void NewGame(uint64_t seed) override {
+    round_estimate_micros_ = 0;
     SearchParams params;
     params.seed = seed;
     params.max_nodes = max_nodes_;
     search_ = std::make_unique<Mcts<G>>(params);
   }
   Move ChooseMove(const GameState<G>& state) override {
-    BeginMove(state);
     SearchPlayer* self = this;
     const std::span<SearchPlayer* const> searches(&self, 1);
     if (move_time_ms_ <= 0) {
+      BeginMove(state);
       driver_.Run(*evaluator_, searches);
       return EndMove(state);
     }
-    // By the clock, as `vzero uci` under `go movetime`: the time manager decides before each
-    // round, and a best move that changed in the last quarter of the time so far may go on past
-    // the soft target (never past the hard one). The first round (the root) always runs.
-    TimeManager manager(PlayerMoveBudget(move_time_ms_, G::SideToMove(state.position())), clock_,
-                        round_estimate_micros_);
-    Move best = kNullMove;
-    int64_t best_changed = 0;
+    // By the clock, as `vzero uci` under `go movetime` (soft = hard: no round starts that the
+    // longest recent round says would end after the limit). The clock runs from here, so that
+    // reusing the tree is part of the move's time; the first round (the root) always runs.
+    const TimeBudget budget = PlayerMoveBudget(move_time_ms_, G::SideToMove(state.position()));
+    // An estimate carried over from a slow move (a first net call, a busy machine) must not stop
+    // every later move after one round: at most a quarter of this move's time.
+    TimeManager manager(budget, clock_, std::min(round_estimate_micros_, budget.hard_ms * 250));
+    BeginMove(state);
     for (bool first = true; !Done(); first = false) {
-      const int64_t now = manager.ElapsedMicros();
-      const bool unstable = now - best_changed < now / 4;
-      if (!manager.ShouldStartRound(unstable) && !first) break;
+      if (!manager.ShouldStartRound() && !first) break;
       driver_.RunRound(*evaluator_, searches);
-      if (const Move current = search_->BestMove(); current != best) {
-        best = current;
-        best_changed = manager.ElapsedMicros();
-      }
     }
     round_estimate_micros_ = manager.LongestRecentRoundMicros();
     return EndMove(state);

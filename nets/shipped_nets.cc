@@ -47,6 +47,10 @@ std::vector<fs::path> ShippedNetDirectories() {
 }
 
 std::optional<fs::path> FindShippedNet(std::string_view variant) {
+  // A game's registry name only: nothing that could leave the directory.
+  if (variant.empty() || variant.find('/') != std::string_view::npos || variant.starts_with('.')) {
+    return std::nullopt;
+  }
   for (const fs::path& dir : ShippedNetDirectories()) {
     const fs::path file = dir / (std::string(variant) + ".vznet");
     std::error_code error;
@@ -99,10 +103,12 @@ std::map<std::string, std::string> NetFilesWithShipped(const std::vector<std::st
     messages->push_back("no net (--net none): every game uses the rollout evaluator");
     return {};
   }
+  std::vector<std::string> given;  // `default` adds nothing: every game gets its shipped net anyway
   for (const std::string& path : paths) {
     if (IsNoNet(path)) throw Error("--net " + path + ": 'none' cannot be combined with net files");
+    if (path != "default") given.push_back(path);
   }
-  std::map<std::string, std::string> files = NetFilesByGame(paths);
+  std::map<std::string, std::string> files = NetFilesByGame(given);
   for (const Variant* variant : AllVariants()) {
     const std::string name(variant->name());
     if (const auto given = files.find(name); given != files.end()) {

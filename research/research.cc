@@ -14,6 +14,7 @@
 #include "engine/core/clock.h"
 #include "engine/games.h"
 #include "engine/search/mcts.h"
+#include "engine/registry.h"
 #include "nets/net_file.h"
 #include "nets/shipped_nets.h"
 #include "records/game_record.h"
@@ -409,6 +410,7 @@ ResearchSummary RunResearch(const ResearchConfig& c) {
   // No net and no run, or --net default: the shipped net of --variant (nets/shipped_nets.h).
   if ((r.net_file.empty() && !c.variant.empty()) || r.net_file == "default") {
     if (c.variant.empty()) throw Error("research: --net default needs --variant");
+    FindVariant(c.variant);  // an unknown game is named as such, listing the games
     r.net_file = nets::RequireShippedNet(c.variant);
   }
   if (r.net_file.empty()) {

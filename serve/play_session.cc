@@ -285,15 +285,26 @@ void PlaySession::Run() {
     net_file = choice.file;
     if (choice.warning) notes_ << "vzero play: " << choice.message << "\n";
 #else
-    if (options.net != "none" && options.net != "<none>") net_file = options.net;
+    if (options.net != "none" && options.net != "<none>" && options.net != "default") {
+      net_file = options.net;
+    }
 #endif
     if (!net_file.empty()) {
-      evaluator = WithLeafQuiescence<G>(LoadNetEvaluator<G>(net_file, options.device),
-                                        options.leaf_quiescence);
-      name = "net " + net_file;
-      notes_ << "vzero play: the engine plays with net " << net_file
-             << (options.leaf_quiescence ? " and leaf quiescence" : "") << "\n";
-    } else {
+      try {
+        evaluator = WithLeafQuiescence<G>(LoadNetEvaluator<G>(net_file, options.device),
+                                          options.leaf_quiescence);
+        name = "net " + net_file;
+        notes_ << "vzero play: the engine plays with net " << net_file
+               << (options.leaf_quiescence ? " and leaf quiescence" : "") << "\n";
+      } catch (const Error& error) {
+        // A net named on the command line is the person's choice: its fault is an error. The
+        // shipped net (none named) falls back to rollouts with a warning.
+        if (!options.net.empty() && options.net != "default") throw;
+        notes_ << "vzero play: warning: shipped net " << net_file << ": " << error.what()
+               << "; using random rollouts\n";
+      }
+    }
+    if (!evaluator) {
       evaluator = std::make_unique<RolloutEvaluator<G>>(options.seed);
       name = "random rollouts";
       notes_ << "vzero play: no net: the engine uses random rollouts (weak)\n";

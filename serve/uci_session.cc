@@ -56,7 +56,9 @@ class GameSession final : public UciSession {
     net_file = choice.file;
     message = choice.message;
 #else
-    if (options.net_file != "none" && options.net_file != "<none>") net_file = options.net_file;
+    if (options.net_file != "none" && options.net_file != "<none>" && options.net_file != "default") {
+      net_file = options.net_file;
+    }
     if (net_file.empty()) {
       message = fmt::format("{}: this build has no nets: the rollout evaluator", G::kName);
     }

@@ -71,9 +71,11 @@ class AlphaBeta {
   AlphaBetaResult Search(const GameState<G>& state, int depth) { return Search(state, depth, {}); }
 
   // The same, stopped by the clock or anything else: `should_stop` (may be empty: never) is
-  // polled before every iteration after the first and every 1024 nodes inside them, and once it returns true the iteration
-  // in progress is abandoned and the result of the deepest completed one returned (depth 1 always
-  // completes, so a move is always found). Iterative deepening under a time per move.
+  // polled before every iteration after the first and every 1024 nodes inside them (in the first
+  // iteration only once its first root move is searched), and once it returns true the iteration
+  // in progress is abandoned and the result of the deepest completed one returned; a first
+  // iteration stopped early gives the best of the root moves it finished, with depth 0. A move is
+  // always found. Iterative deepening under a time per move.
   AlphaBetaResult Search(const GameState<G>& state, int depth,
                          const std::function<bool()>& should_stop) {
     AlphaBetaResult result;
@@ -92,15 +94,21 @@ class AlphaBeta {
     aborted_ = false;
     for (int d = 1; d <= std::max(depth, 1); ++d) {
       if (d > 1 && should_stop && should_stop()) break;  // no iteration starts after a stop
-      stop_ = d > 1 && should_stop ? &should_stop : nullptr;
+      stop_ = should_stop ? &should_stop : nullptr;
+      first_iteration_ = d == 1;
+      root_moves_searched_ = 0;
       const int score = Negamax(state.position(), d, 0, -kMateScore - 1, kMateScore + 1);
       stop_ = nullptr;
-      if (aborted_) break;
+      if (aborted_) {
+        if (d == 1) result.best_move = root_best_;  // the best of the root moves finished
+        break;
+      }
       result.score = score;
       result.depth = d;
       result.best_move = root_best_;
       if (score > kMateBound || score < -kMateBound) break;  // a forced result needs no more depth
     }
+    aborted_ = false;
     result.nodes = nodes_;
     result.pv = PrincipalVariation(state.position(), result.best_move);
     return result;
@@ -217,7 +225,10 @@ class AlphaBeta {
   // True once the stop test of a stoppable Search said so; every node then returns at once and
   // nothing more is stored.
   bool Aborted() {
-    if (stop_ != nullptr && !aborted_ && (nodes_ & 1023) == 0) aborted_ = (*stop_)();
+    if (stop_ == nullptr) return false;
+    if (!aborted_ && (nodes_ & 1023) == 0 && (!first_iteration_ || root_moves_searched_ > 0)) {
+      aborted_ = (*stop_)();
+    }
     return aborted_;
   }
 
@@ -260,6 +271,7 @@ class AlphaBeta {
       G::ApplyMove(child, moves[i]);
       const int score = -Negamax(child, depth - 1, ply + 1, -beta, -alpha);
       if (aborted_) break;
+      if (ply == 0) ++root_moves_searched_;
       if (score > best_score) {
         best_score = score;
         best_move = moves[i];
@@ -273,7 +285,10 @@ class AlphaBeta {
       }
     }
     if constexpr (G::kHasRepetitionDraw) path_.pop_back();
-    if (aborted_) return 0;
+    if (aborted_) {
+      if (ply == 0 && root_moves_searched_ > 0) root_best_ = best_move;
+      return 0;
+    }
 
     entry.key = hash;
     entry.move = best_move;
@@ -351,6 +366,8 @@ class AlphaBeta {
   Move root_best_ = kNullMove;
   const std::function<bool()>* stop_ = nullptr;  // the stop test of the current iteration
   bool aborted_ = false;                           // the stop test said stop
+  bool first_iteration_ = false;                   // the iteration in progress is depth 1
+  int root_moves_searched_ = 0;                    // root moves finished in this iteration
 };
 
 }  // namespace vz
