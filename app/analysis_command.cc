@@ -21,8 +21,8 @@
 #include "engine/search/search_params.h"
 #include "serve/analysis.h"
 #include "serve/line_io.h"
-#if defined(VZ_HAVE_TORCH)
 #include "nets/shipped_nets.h"
+#if defined(VZ_HAVE_TORCH)
 #include "nets/variant_nets.h"
 #endif
 
@@ -66,7 +66,7 @@ void RunAnalysis(const AnalysisOptions& options) {
     return files;
   }();
 #else
-  if (!options.nets.empty() && !(options.nets.size() == 1 && (options.nets[0] == "none" || options.nets[0] == "<none>"))) {
+  if (!options.nets.empty() && !(options.nets.size() == 1 && nets::IsNoNet(options.nets[0]))) {
     throw Error("--net " + options.nets[0] + ": this vzero was built without LibTorch (no nets/)");
   }
 #endif

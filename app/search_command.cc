@@ -14,9 +14,7 @@
 #include "engine/search/search_params.h"
 #include "engine/search/tree.h"
 #include "serve/line_io.h"
-#if defined(VZ_HAVE_TORCH)
 #include "nets/shipped_nets.h"
-#endif
 
 namespace vz::app {
 namespace {
@@ -129,7 +127,7 @@ void PrintText(const SearchReport& report) {
 }
 
 void RunSearch(const SearchOptions& options) {
-  const bool no_net = options.net == "none" || options.net == "<none>";
+  const bool no_net = nets::IsNoNet(options.net);
   if (no_net && options.evaluator == "net") {
     throw Error("--net " + options.net + " means no net, but --evaluator is net");
   }
@@ -145,7 +143,7 @@ void RunSearch(const SearchOptions& options) {
 #if defined(VZ_HAVE_TORCH)
   if (evaluator == "net") {
     // No --net (or --net default): the shipped net of the game (nets/shipped_nets.h).
-    if (net.empty() || net == "default") net = nets::RequireShippedNet(variant.name());
+    if (nets::IsShippedNetRequest(net)) net = nets::RequireShippedNet(variant.name());
     std::fprintf(stderr, "vzero search: net %s\n", net.c_str());
   }
 #endif

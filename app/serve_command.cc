@@ -14,8 +14,8 @@
 #include "engine/core/error.h"
 #include "serve/http_server.h"
 #include "serve/web_api.h"
-#if defined(VZ_HAVE_TORCH)
 #include "nets/shipped_nets.h"
+#if defined(VZ_HAVE_TORCH)
 #include "nets/variant_nets.h"
 #endif
 
@@ -40,7 +40,7 @@ void RunServe(const ServeOptions& options) {
     return files;
   }();
 #else
-  if (!options.nets.empty() && !(options.nets.size() == 1 && (options.nets[0] == "none" || options.nets[0] == "<none>"))) {
+  if (!options.nets.empty() && !(options.nets.size() == 1 && nets::IsNoNet(options.nets[0]))) {
     throw Error("--net " + options.nets[0] + ": this vzero was built without LibTorch (no nets/)");
   }
 #endif

@@ -59,15 +59,13 @@ std::optional<fs::path> FindShippedNet(std::string_view variant) {
   return std::nullopt;
 }
 
-bool IsNoNet(std::string_view argument) { return argument == "none" || argument == "<none>"; }
-
 NetChoice ResolveNet(std::string_view argument, std::string_view variant) {
   NetChoice choice;
   if (IsNoNet(argument)) {
     choice.message = fmt::format("{}: no net (--net none): the rollout evaluator", variant);
     return choice;
   }
-  if (!argument.empty() && argument != "default") {
+  if (!IsShippedNetRequest(argument)) {
     choice.file = std::string(argument);
     choice.message = fmt::format("{}: net {}", variant, argument);
     return choice;
@@ -106,7 +104,7 @@ std::map<std::string, std::string> NetFilesWithShipped(const std::vector<std::st
   std::vector<std::string> given;  // `default` adds nothing: every game gets its shipped net anyway
   for (const std::string& path : paths) {
     if (IsNoNet(path)) throw Error("--net " + path + ": 'none' cannot be combined with net files");
-    if (path != "default") given.push_back(path);
+    if (!IsShippedNetRequest(path)) given.push_back(path);
   }
   std::map<std::string, std::string> files = NetFilesByGame(given);
   for (const Variant* variant : AllVariants()) {

@@ -28,8 +28,14 @@ std::vector<std::filesystem::path> ShippedNetDirectories();
 // regular file); nullopt when none does. Never throws.
 std::optional<std::filesystem::path> FindShippedNet(std::string_view variant);
 
-// True for the arguments that mean "no net: the rollout evaluator": "none" and "<none>".
-bool IsNoNet(std::string_view argument);
+// True for the --net arguments that mean "no net: the rollout evaluator": "none" and "<none>".
+// Inline and torch-free, so that builds without LibTorch read --net the same way.
+inline bool IsNoNet(std::string_view argument) { return argument == "none" || argument == "<none>"; }
+
+// True for the --net arguments that mean "the shipped net of the game": none given, or "default".
+inline bool IsShippedNetRequest(std::string_view argument) {
+  return argument.empty() || argument == "default";
+}
 
 // What a command plays with for game `variant`, given its --net argument (ResolveNet).
 struct NetChoice {

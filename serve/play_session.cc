@@ -24,9 +24,7 @@
 #include "engine/search/mcts.h"
 #include "engine/search/quiescence_evaluator.h"
 #include "engine/search/rollout_evaluator.h"
-#if defined(VZ_HAVE_TORCH)
 #include "nets/shipped_nets.h"
-#endif
 #include "records/pgn_record.h"
 #include "serve/line_io.h"
 
@@ -285,7 +283,7 @@ void PlaySession::Run() {
     net_file = choice.file;
     if (choice.warning) notes_ << "vzero play: " << choice.message << "\n";
 #else
-    if (options.net != "none" && options.net != "<none>" && options.net != "default") {
+    if (!nets::IsNoNet(options.net) && !nets::IsShippedNetRequest(options.net)) {
       net_file = options.net;
     }
 #endif
@@ -299,7 +297,7 @@ void PlaySession::Run() {
       } catch (const Error& error) {
         // A net named on the command line is the person's choice: its fault is an error. The
         // shipped net (none named) falls back to rollouts with a warning.
-        if (!options.net.empty() && options.net != "default") throw;
+        if (!nets::IsShippedNetRequest(options.net)) throw;
         notes_ << "vzero play: warning: shipped net " << net_file << ": " << error.what()
                << "; using random rollouts\n";
       }

@@ -24,6 +24,7 @@
 #include "engine/core/error.h"
 #include "engine/registry.h"
 #include "engine/search/search_params.h"
+#include "nets/shipped_nets.h"
 #include "serve/uci_output.h"
 #include "serve/uci_session.h"
 #if defined(VZ_HAVE_TORCH)
@@ -177,7 +178,7 @@ class UciEngine::Impl {
                           variants));
     out_.Line(fmt::format("option name NetFile type string default {}",
                           defaults_.net_file.empty()    ? "<default>"
-                          : defaults_.net_file == "none" ? "<none>"
+                          : nets::IsNoNet(defaults_.net_file) ? "<none>"
                                                          : defaults_.net_file));
     out_.Line(fmt::format("option name Device type string default {}", defaults_.device));
     out_.Line(fmt::format("option name Threads type spin default {} min 1 max {}",

@@ -23,9 +23,7 @@
 #include "engine/search/rollout_evaluator.h"
 #include "engine/search/search_driver.h"
 #include "engine/search/search_params.h"
-#if defined(VZ_HAVE_TORCH)
 #include "nets/shipped_nets.h"
-#endif
 
 namespace vz {
 
@@ -56,7 +54,7 @@ class GameSession final : public UciSession {
     net_file = choice.file;
     message = choice.message;
 #else
-    if (options.net_file != "none" && options.net_file != "<none>" && options.net_file != "default") {
+    if (!nets::IsNoNet(options.net_file) && !nets::IsShippedNetRequest(options.net_file)) {
       net_file = options.net_file;
     }
     if (net_file.empty()) {
