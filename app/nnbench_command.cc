@@ -26,6 +26,9 @@ struct NnBenchOptions {
   int threads = 0;
   std::string layout = "auto";
   bool cuda_graphs = false;
+  bool dense_policy = false;
+  int cpu_block = 0;
+  bool roofline = true;
 };
 
 void RunNnBenchCommand(const NnBenchOptions& options) {
@@ -50,14 +53,30 @@ void RunNnBenchCommand(const NnBenchOptions& options) {
   const nets::NnBenchReport report =
       nets::RunNnBench(net, source, options.device, options.precision, options.batch_sizes,
                        options.seconds,
-                       {.layout = layouts.at(options.layout), .cuda_graphs = options.cuda_graphs});
+                       {.layout = layouts.at(options.layout),
+                        .cuda_graphs = options.cuda_graphs,
+                        .legal_policy = !options.dense_policy,
+                        .cpu_block = options.cpu_block});
   fmt::print("nnbench {} on {} ({}), net {} ({}, {} parameters)\n", report.variant, report.device,
              report.precision, source, report.architecture, report.parameters);
   fmt::print("forward pass: {}\n", report.tuning);
-  fmt::print("{:>6} {:>14} {:>12} {:>10}\n", "batch", "positions/s", "ms/batch", "positions");
+  // The roofline's peak: a matrix product in the run's precision on the same threads (the CPU).
+  double peak = 0;
+  if (options.roofline && report.device == "cpu") {
+    peak = nets::MatmulGflops(report.precision);
+    const std::string other = report.precision == "fp32" ? "bf16" : "fp32";
+    fmt::print(
+        "roofline: {:.2f} MFLOP a position with the dense policy head; peak {:.1f} GFLOP/s ({} "
+        "512x512 matrix product), {:.1f} GFLOP/s in {}\n",
+        report.dense_flops / 1e6, peak, report.precision, nets::MatmulGflops(other), other);
+  }
+  fmt::print("{:>6} {:>14} {:>12} {:>10} {:>7} {:>9} {:>6}\n", "batch", "positions/s", "ms/batch",
+             "positions", "legal", "GFLOP/s", "peak");
   for (const nets::NnBenchRow& row : report.rows) {
-    fmt::print("{:>6} {:>14.1f} {:>12.3f} {:>10}\n", row.batch_size, row.positions_per_second,
-               row.milliseconds_per_batch, row.positions);
+    fmt::print("{:>6} {:>14.1f} {:>12.3f} {:>10} {:>7.1f} {:>9.2f} {:>6}\n", row.batch_size,
+               row.positions_per_second, row.milliseconds_per_batch, row.positions,
+               row.legal_actions, row.gflops,
+               peak > 0 ? fmt::format("{:.0f}%", 100 * row.gflops / peak) : "-");
   }
 }
 
@@ -82,6 +101,16 @@ void AddNnBenchCommand(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "nchw", "channels-last"}));
   command->add_option("--cuda-graphs", options->cuda_graphs,
                       "Replay CUDA graphs per padded batch size (on a CUDA device; default off)");
+  command->add_flag("--dense-policy", options->dense_policy,
+                    "Every action's policy logit, then the legal ones gathered (the reference), "
+                    "instead of the legal moves' logits alone");
+  command
+      ->add_option("--cpu-block", options->cpu_block,
+                   "Positions per forward pass on the CPU (0: the net's measured default)")
+      ->check(CLI::Range(0, 65536));
+  command->add_option("--roofline", options->roofline,
+                      "Measure the CPU's matrix-product peak and print each row's share of it "
+                      "(default true)");
   command->callback([options] { RunNnBenchCommand(*options); });
 }
 

@@ -89,6 +89,8 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetArchitecture& a) : architecture(
         "policy_planes", nn::Conv2d(nn::Conv2dOptions(a.policy_channels, a.policy_planes, 1)));
     std::vector<int64_t> index(a.policy_map.begin(), a.policy_map.end());
     policy_index = torch::tensor(index, torch::kInt64);
+    policy_plane = torch::div(policy_index, area, "floor");
+    policy_cell = torch::remainder(policy_index, area);
   } else {
     policy_conv = register_module("policy", ConvBn(a.channels, a.policy_channels, 1));
     policy_fc = register_module("policy_fc", nn::Linear(a.policy_channels * area, a.num_actions));
@@ -100,36 +102,76 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetArchitecture& a) : architecture(
   value_fc2 = register_module("value_fc2", nn::Linear(a.value_hidden, 3));
 }
 
-std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch::Tensor& x) {
+torch::Tensor PolicyValueNetImpl::OnDevice(const torch::Tensor& index,
+                                          const torch::Device& device) {
+  return index.device() == device ? index : index.to(device);
+}
+
+std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::Trunk(const torch::Tensor& x) {
   torch::Tensor trunk = torch::relu(input(x));
   // The mask follows the net's `to`; a net moved otherwise still pools on its device and dtype.
-  const torch::Tensor mask =
-      board_mask.device() == trunk.device() && board_mask.dtype() == trunk.dtype()
-          ? board_mask
-          : board_mask.to(trunk.device(), trunk.scalar_type());
+  torch::Tensor mask = board_mask.device() == trunk.device() && board_mask.dtype() == trunk.dtype()
+                           ? board_mask
+                           : board_mask.to(trunk.device(), trunk.scalar_type());
   for (size_t i = 0; i < tower->size(); ++i) {
     trunk = tower->ptr(i)->as<ResidualBlockImpl>()->forward(trunk, mask, board_cells);
   }
-  torch::Tensor policy = torch::relu(policy_conv(trunk));
-  if (policy_planes) {
-    policy = policy_planes(policy).flatten(1);
-    // The index follows the net's `to`; a net moved otherwise still gathers on its device.
-    const torch::Tensor index =
-        policy_index.device() == policy.device() ? policy_index : policy_index.to(policy.device());
-    policy = policy.index_select(1, index);
-  } else {
-    policy = policy_fc(policy.flatten(1));
-  }
+  return {trunk, mask};
+}
+
+torch::Tensor PolicyValueNetImpl::ValueLogits(const torch::Tensor& trunk,
+                                              const torch::Tensor& mask) {
   torch::Tensor value = torch::relu(value_conv(trunk));
   value = architecture.value_head == ValueHead::kPool ? PoolBoardCells(value, mask, board_cells)
                                                       : value.flatten(1);
-  value = value_fc2(torch::relu(value_fc1(value)));
-  return {policy, value};
+  return value_fc2(torch::relu(value_fc1(value)));
+}
+
+std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch::Tensor& x) {
+  const auto [trunk, mask] = Trunk(x);
+  torch::Tensor policy = torch::relu(policy_conv(trunk));
+  if (policy_planes) {
+    policy = policy_planes(policy).flatten(1).index_select(
+        1, OnDevice(policy_index, policy.device()));
+  } else {
+    policy = policy_fc(policy.flatten(1));
+  }
+  return {policy, ValueLogits(trunk, mask)};
+}
+
+std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward_actions(
+    const torch::Tensor& x, const torch::Tensor& rows, const torch::Tensor& actions) {
+  const auto [trunk, mask] = Trunk(x);
+  const torch::Tensor features = torch::relu(policy_conv(trunk));  // [batch, P, height, width]
+  torch::Tensor logits;
+  if (policy_planes) {
+    const int64_t area = int64_t(architecture.height) * architecture.width;
+    const int64_t channels = features.size(1);
+    // [batch * area, P]: the features of each cell, gathered at each action's (entry, cell).
+    const torch::Tensor by_cell = features.permute({0, 2, 3, 1}).reshape({-1, channels});
+    const torch::Tensor plane = OnDevice(policy_plane, x.device()).index_select(0, actions);
+    const torch::Tensor cell = OnDevice(policy_cell, x.device()).index_select(0, actions);
+    const torch::Tensor at = by_cell.index_select(0, rows * area + cell);
+    const torch::Tensor weight =
+        policy_planes->weight.view({-1, channels}).index_select(0, plane);
+    logits = (at * weight).sum(1) + policy_planes->bias.index_select(0, plane);
+  } else {
+    const torch::Tensor flat = features.flatten(1).index_select(0, rows);
+    logits = (flat * policy_fc->weight.index_select(0, actions)).sum(1) +
+             policy_fc->bias.index_select(0, actions);
+  }
+  return {logits, ValueLogits(trunk, mask)};
+}
+
+void PolicyValueNetImpl::MoveIndices(torch::Device device) {
+  for (torch::Tensor* index : {&policy_index, &policy_plane, &policy_cell}) {
+    if (index->defined()) *index = index->to(device);
+  }
 }
 
 void PolicyValueNetImpl::to(torch::Device device, torch::Dtype dtype, bool non_blocking) {
   Module::to(device, dtype, non_blocking);
-  if (policy_index.defined()) policy_index = policy_index.to(device);
+  MoveIndices(device);
   board_mask = board_mask.to(device, dtype);
 }
 
@@ -140,7 +182,7 @@ void PolicyValueNetImpl::to(torch::Dtype dtype, bool non_blocking) {
 
 void PolicyValueNetImpl::to(torch::Device device, bool non_blocking) {
   Module::to(device, non_blocking);
-  if (policy_index.defined()) policy_index = policy_index.to(device);
+  MoveIndices(device);
   board_mask = board_mask.to(device);
 }
 

@@ -73,6 +73,22 @@ struct PolicyValueNetImpl : torch::nn::Module {
   // Returns {policy logits [batch, num_actions], WDL logits [batch, 3]}.
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& input);
 
+  // The policy logits of the requested actions only (the legal moves), with the same weights and
+  // the same values as forward's, up to float rounding: the trunk and the policy head's first
+  // convolution run over the board, and then the head's last layer only where an action reads
+  // it (the conv head: the 1x1 layer's row of the action's plane dotted with the features at the
+  // action's cell; the fc head: the fc layer's row of the action). The dense head writes
+  // policy_planes x height x width logits a position (54,891 in Chaco Rex) where a search reads a
+  // few dozen.
+  //   input    [batch, input_planes, height, width]
+  //   rows     [total] int64 on the net's device: the batch entry of each requested action
+  //   actions  [total] int64 on the net's device: the action, in [0, num_actions)
+  // Returns {logits [total] in the net's dtype, WDL logits [batch, 3]}. Indices out of range
+  // throw c10::Error (index_select's check).
+  std::pair<torch::Tensor, torch::Tensor> forward_actions(const torch::Tensor& input,
+                                                          const torch::Tensor& rows,
+                                                          const torch::Tensor& actions);
+
   // Module::to, and the conv head's gather index and the board mask to the device (they are no
   // buffers, so that a dtype change leaves the index int64 and the net file stores neither).
   void to(torch::Device device, torch::Dtype dtype, bool non_blocking = false) override;
@@ -86,10 +102,22 @@ struct PolicyValueNetImpl : torch::nn::Module {
   torch::nn::Linear policy_fc{nullptr};      // fc head
   torch::nn::Conv2d policy_planes{nullptr};  // conv head
   torch::Tensor policy_index;                // conv head: architecture.policy_map, int64
+  torch::Tensor policy_plane, policy_cell;   // conv head: policy_index / area, % area (int64)
   torch::Tensor board_mask;                  // [1, 1, height, width]: BoardCellMask
   double board_cells = 0;                    // cells where board_mask is 1
   ConvBn value_conv{nullptr};
   torch::nn::Linear value_fc1{nullptr}, value_fc2{nullptr};
+
+ private:
+  // The tower's output [batch, channels, height, width] and the board mask in its device and dtype.
+  std::pair<torch::Tensor, torch::Tensor> Trunk(const torch::Tensor& input);
+  // The WDL logits [batch, 3] of a trunk.
+  torch::Tensor ValueLogits(const torch::Tensor& trunk, const torch::Tensor& mask);
+  // The device copy of an index tensor that follows the net's `to` (a net moved otherwise still
+  // gathers on its device).
+  static torch::Tensor OnDevice(const torch::Tensor& index, const torch::Device& device);
+  // Moves the index tensors (policy_index, policy_plane, policy_cell) to `device`.
+  void MoveIndices(torch::Device device);
 };
 TORCH_MODULE(PolicyValueNet);
 

@@ -205,4 +205,38 @@ std::string DescribeArchitecture(const NetArchitecture& a) {
                      a.num_actions);
 }
 
+double ForwardFlops(const NetArchitecture& a, double legal_actions) {
+  const double area = double(a.height) * a.width;
+  const auto conv = [&](double in, double out, double kernel) {
+    return 2.0 * in * out * kernel * kernel * area;
+  };
+  const auto linear = [](double in, double out) { return 2.0 * in * out; };
+  double flops = conv(a.input_planes, a.channels, 3);
+  for (int i = 0; i < a.blocks; ++i) {
+    flops += 2 * conv(a.channels, a.channels, 3);
+    if (a.squeeze_excitation) {
+      const double hidden = std::max(1, a.channels / a.se_ratio);
+      flops += linear(a.channels, hidden) + linear(hidden, a.channels);
+    }
+    if (a.global_pooling_channels > 0 && (i + 1) % a.global_pooling_every == 0) {
+      flops += conv(a.channels, a.global_pooling_channels, 3) +
+               linear(2.0 * a.global_pooling_channels, a.channels);
+    }
+  }
+  if (a.policy_head == PolicyHead::kConv) {
+    flops += conv(a.channels, a.policy_channels, 3);
+    flops += legal_actions < 0 ? conv(a.policy_channels, a.policy_planes, 1)
+                               : legal_actions * linear(a.policy_channels, 1);
+  } else {
+    flops += conv(a.channels, a.policy_channels, 1);
+    const double inputs = a.policy_channels * area;
+    flops += legal_actions < 0 ? linear(inputs, a.num_actions) : legal_actions * linear(inputs, 1);
+  }
+  flops += conv(a.channels, a.value_channels, 1);
+  const double value_inputs =
+      a.value_head == ValueHead::kPool ? 2.0 * a.value_channels : a.value_channels * area;
+  flops += linear(value_inputs, a.value_hidden) + linear(a.value_hidden, 3);
+  return flops;
+}
+
 }  // namespace vz::nets

@@ -150,4 +150,11 @@ void ValidateArchitecture(const NetArchitecture& architecture, std::string_view 
 // " gpool 32/3" after the tower: pooled channels / every how many blocks).
 std::string DescribeArchitecture(const NetArchitecture& architecture);
 
+// Floating-point operations of one position's forward pass (a multiply-add counts 2): the
+// convolutions and linear layers with their batch norms folded; activations, pooling, biases and
+// gathers are not counted. With `legal_actions` < 0 the dense policy head (every action's
+// logit); else the head evaluated at `legal_actions` requested actions a position
+// (RunnerOptions::legal_policy). For nnbench's roofline: GFLOP/s = positions/s * this / 1e9.
+double ForwardFlops(const NetArchitecture& architecture, double legal_actions = -1);
+
 }  // namespace vz::nets

@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 #include "engine/core/error.h"
 #include "nets/torch_backend.h"
@@ -16,6 +18,52 @@ namespace vz::nets {
 int CudaDeviceCount() { return Torch().CudaDeviceCount(); }
 
 int CpuThreads() { return Torch().CpuThreads(); }
+
+double MatmulGflops(const std::string& precision, int size, double seconds) {
+  return Torch().MatmulGflops(precision, size, seconds);
+}
+
+bool CpuInfoHasNativeBf16(std::string_view cpuinfo) {
+  for (size_t begin = 0; begin < cpuinfo.size();) {
+    size_t end = cpuinfo.find('\n', begin);
+    if (end == std::string_view::npos) end = cpuinfo.size();
+    const std::string_view line = cpuinfo.substr(begin, end - begin);
+    begin = end + 1;
+    if (!line.starts_with("flags")) continue;
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view flags = line.substr(colon + 1);
+    while (!flags.empty()) {
+      const size_t space = flags.find_first_of(" \t");
+      const std::string_view flag = flags.substr(0, space);
+      if (flag == "avx512_bf16" || flag == "amx_bf16") return true;
+      if (space == std::string_view::npos) break;
+      flags.remove_prefix(space + 1);
+    }
+    return false;  // the first CPU's flags decide
+  }
+  return false;
+}
+
+bool CpuHasNativeBf16() {
+  static const bool native = [] {
+    std::ifstream file("/proc/cpuinfo");
+    if (!file) return false;
+    std::ostringstream text;
+    text << file.rdbuf();
+    return CpuInfoHasNativeBf16(text.str());
+  }();
+  return native;
+}
+
+int AutoCpuBlock(const NetArchitecture& architecture) {
+  // 1024 / channels as a power of two in 1..256: 64 for 16 channels, 32 for 32 (measured best or
+  // within noise of it for tiny, small and tiny-gpool-vpool of the four games at batch 256,
+  // docs/performance.md); a tower's activations of a block then stay within about 1 MiB.
+  int block = 1;
+  while (block < 256 && 2 * block * architecture.channels <= 1024) block *= 2;
+  return block;
+}
 
 void CheckFiniteOutputs(std::string_view source, int batch, const int32_t* offsets,
                         const float* policy, const float* wdl) {

@@ -3,7 +3,8 @@
 // Batched, gradient-free inference of a net file on one device, behind a torch-free interface
 // (pimpl), so that evaluators, the CLI and tests include no LibTorch header.
 //
-// Precision: "fp32" (float32), "fp16", "bf16", or "auto" = fp32 on the CPU and bf16 on a GPU.
+// Precision: "fp32" (float32), "fp16", "bf16", or "auto" = bf16 on a GPU, and on the CPU bf16
+// where it computes bf16 natively (CpuHasNativeBf16), fp32 elsewhere.
 // Thread-safety: Run may be called from several threads; calls are serialised by a mutex.
 
 #include <condition_variable>
@@ -19,8 +20,23 @@
 
 namespace vz::nets {
 
+// The CPU's measured matrix-product speed, the peak of nnbench's roofline: GFLOP/s of LibTorch's
+// `size` x `size` products in `precision` ("fp32", "bf16" or "fp16") on the calling thread's
+// intra-op threads (SetCpuThreads), timed over at least `seconds` after one warm-up product.
+// Loads LibTorch.
+double MatmulGflops(const std::string& precision, int size = 512, double seconds = 0.5);
+
 // Number of CUDA devices LibTorch sees (0 without a GPU or driver). Loads LibTorch.
 int CudaDeviceCount();
+
+// True when this CPU computes bf16 natively: /proc/cpuinfo's flags (the instruction sets the
+// kernel enabled) name avx512_bf16 or amx_bf16. Elsewhere LibTorch emulates bf16 (measured on an
+// AVX2 EPYC, one thread: a 1024x1024 matrix product at 0.96 GFLOP/s in bf16, 84 in fp32), so
+// "auto" precision keeps fp32 there. False when /proc/cpuinfo cannot be read. Torch-free.
+bool CpuHasNativeBf16();
+
+// CpuHasNativeBf16's test on the text of a /proc/cpuinfo (its first "flags" line).
+bool CpuInfoHasNativeBf16(std::string_view cpuinfo);
 
 // Sets LibTorch's intra-op CPU threads (`threads` >= 1) of the calling thread and of the threads
 // that have not yet run a parallel LibTorch operation (OpenMP keeps the count per thread, so each
@@ -111,7 +127,21 @@ struct RunnerOptions {
   // that fails or disagrees turns the graphs off for the whole process (FailCudaGraphs) and the
   // eager path runs. Ignored on the CPU.
   bool cuda_graphs = false;
+  // Run computes the policy logits of the requested actions only (PolicyValueNetImpl::
+  // forward_actions: the head's last layer at the legal moves' cells) instead of every action's
+  // logit and a gather (the dense head, the reference it is tested against). Same weights, same
+  // net files, same logits up to float rounding. RunAll and RunDevice are always dense.
+  bool legal_policy = true;
+  // On the CPU, Run evaluates a batch in blocks of at most this many positions, so that the
+  // working set of the forward pass stays in the core's caches whatever batch the search hands
+  // over (0: AutoCpuBlock of the architecture). Ignored on a GPU (one pass per batch).
+  int cpu_block = 0;
 };
+
+// The CPU block size Run uses for `architecture` when RunnerOptions::cpu_block is 0: 1024 /
+// channels rounded down to a power of two, in 1..256 (64 for the tiny nets, 32 for small, 8 for
+// medium), the best block measured with `vzero nnbench --cpu-block` (docs/performance.md).
+int AutoCpuBlock(const NetArchitecture& architecture);
 
 class NetRunner {
  public:
@@ -169,8 +199,8 @@ class NetRunner {
   // on a CPU runner, or in a build without CUDA.
   void* CudaStream() const;
 
-  // One line on how the forward pass runs: the layout ("NCHW" or "channels-last"), then on a CUDA
-  // device ", CUDA graphs (N captured)" or ", CUDA graphs off: <why>" (why: "not turned on", or
+  // One line on how the forward pass runs: the layout ("NCHW" or "channels-last"), on the CPU
+  // ", policy at legal moves" or ", dense policy" and ", blocks of N", then on a CUDA device ", CUDA graphs (N captured)" or ", CUDA graphs off: <why>" (why: "not turned on", or
   // the process's CudaGraphsFailure()); for logs and `vzero nnbench`.
   std::string tuning() const;
 

@@ -92,6 +92,7 @@ class TorchBackend {
   virtual int CudaDeviceCount() = 0;
   virtual void SetCpuThreads(int threads) = 0;
   virtual int CpuThreads() = 0;
+  virtual double MatmulGflops(const std::string& precision, int size, double seconds) = 0;
   virtual std::unique_ptr<NetRunner::Impl> NewNetRunner(const NetFile& net, std::string_view source,
                                                         const std::string& device,
                                                         const std::string& precision,

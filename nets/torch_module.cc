@@ -5,6 +5,7 @@
 #include <torch/utils.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "nets/torch_impl.h"
 
@@ -18,6 +19,25 @@ class LibTorchBackend final : public TorchBackend {
   void SetCpuThreads(int threads) override { torch::set_num_threads(std::max(1, threads)); }
 
   int CpuThreads() override { return torch::get_num_threads(); }
+
+  double MatmulGflops(const std::string& precision, int size, double seconds) override {
+    const torch::Dtype dtype = precision == "bf16"   ? torch::kBFloat16
+                               : precision == "fp16" ? torch::kFloat16
+                                                     : torch::kFloat32;
+    torch::InferenceMode inference;
+    const torch::Tensor a = torch::rand({size, size}).to(dtype);
+    const torch::Tensor b = torch::rand({size, size}).to(dtype);
+    torch::mm(a, b);  // warm-up: kernel selection, the allocator
+    int products = 0;
+    const auto start = std::chrono::steady_clock::now();
+    double elapsed = 0;
+    do {
+      torch::mm(a, b);
+      ++products;
+      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    } while (elapsed < seconds);
+    return 2.0 * double(size) * size * size * products / elapsed / 1e9;
+  }
 
   std::unique_ptr<NetRunner::Impl> NewNetRunner(const NetFile& net, std::string_view source,
                                                 const std::string& device,

@@ -4,6 +4,7 @@
 #include <torch/cuda.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -36,7 +37,8 @@ class TorchNetRunner final : public NetRunner::Impl {
     ValidateArchitecture(file.architecture, fmt::format("net file {}", source));
     device_ = ParseDevice(device);
     const bool cuda = device_.is_cuda();
-    std::string chosen = precision == "auto" ? (cuda ? "bf16" : "fp32") : precision;
+    const std::string chosen =
+        precision == "auto" ? (cuda || CpuHasNativeBf16() ? "bf16" : "fp32") : precision;
     if (chosen == "fp32") {
       dtype_ = torch::kFloat32;
     } else if (chosen == "fp16") {
@@ -48,6 +50,12 @@ class TorchNetRunner final : public NetRunner::Impl {
     }
     precision_ = chosen;
     source_ = std::string(source);
+    legal_policy_ = options.legal_policy;
+    if (options.cpu_block < 0) {
+      throw Error(fmt::format("CPU block size {} is negative", options.cpu_block));
+    }
+    cpu_block_ = cuda ? 0 : options.cpu_block > 0 ? options.cpu_block
+                                                  : AutoCpuBlock(file.architecture);
     // Loading allocates and copies on the device: not while another thread captures a graph.
     const auto device_work = ShareDeviceWork(cuda);
     try {
@@ -102,21 +110,14 @@ class TorchNetRunner final : public NetRunner::Impl {
       torch::InferenceMode inference;
       const auto device_work = ShareDeviceWork(device_.is_cuda());
       const StreamGuard on_stream(*this);
-      auto [policy, value] = Forward(planes, batch);
-      const int64_t total = action_offsets[batch];
-      const int64_t num_actions = net_->architecture.num_actions;
-      // Flat indices row * num_actions + action, gathered on the device.
-      std::vector<int64_t> flat(static_cast<size_t>(total));
-      for (int i = 0; i < batch; ++i) {
-        for (int32_t k = action_offsets[i]; k < action_offsets[i + 1]; ++k) {
-          flat[size_t(k)] = int64_t(i) * num_actions + actions[k];
-        }
+      const NetArchitecture& a = net_->architecture;
+      const size_t plane_floats = size_t(a.input_planes) * a.height * a.width;
+      const int block = cpu_block_ > 0 ? cpu_block_ : batch;
+      for (int first = 0; first < batch; first += block) {
+        const int count = std::min(block, batch - first);
+        RunBlock(planes + size_t(first) * plane_floats, count, action_offsets + first, actions,
+                 logits, wdl + size_t(first) * 3);
       }
-      const torch::Tensor index = torch::from_blob(flat.data(), {total}, torch::kInt64).to(device_);
-      const torch::Tensor gathered = policy.reshape({-1}).index_select(0, index).to(torch::kCPU);
-      const torch::Tensor values = value.to(torch::kCPU).contiguous();
-      std::memcpy(logits, gathered.data_ptr<float>(), size_t(total) * sizeof(float));
-      std::memcpy(wdl, values.data_ptr<float>(), size_t(batch) * 3 * sizeof(float));
     } catch (const c10::Error& error) {
       throw Error(fmt::format("network evaluation on {} failed: {}", device(),
                               error.what_without_backtrace()));
@@ -233,7 +234,8 @@ class TorchNetRunner final : public NetRunner::Impl {
   std::string tuning() const override {
     std::lock_guard<std::mutex> lock(mutex_);
     std::string line = channels_last_ ? "channels-last" : "NCHW";
-    if (!device_.is_cuda()) return line;
+    line += legal_policy_ ? ", policy at legal moves" : ", dense policy";
+    if (!device_.is_cuda()) return fmt::format("{}, blocks of {}", line, cpu_block_);
     if (!graphs_on_) return fmt::format("{}, CUDA graphs off: {}", line, graphs_off_reason_);
     if (const std::string failure = CudaGraphsFailure(); !failure.empty()) {
       return fmt::format("{}, CUDA graphs off: {}", line, failure);
@@ -248,13 +250,57 @@ class TorchNetRunner final : public NetRunner::Impl {
   const std::string& source() const override { return source_; }
 
  private:
-  // Returns {policy logits [batch, A] float32, wdl probabilities [batch, 3] float32} on device.
-  std::pair<torch::Tensor, torch::Tensor> Forward(const float* planes, int batch) {
+  // Run's work on `count` positions: planes [count][planes * height * width], their requests
+  // offsets[0..count] into `actions` (offsets[0] need not be 0), outputs logits at the same
+  // offsets and wdl [count][3]. Called with mutex_ held, in inference mode.
+  void RunBlock(const float* planes, int count, const int32_t* offsets, const int32_t* actions,
+                float* logits, float* wdl) {
+    const int64_t base = offsets[0], total = offsets[count] - offsets[0];
+    const int64_t num_actions = net_->architecture.num_actions;
+    torch::Tensor gathered, value;
+    if (legal_policy_) {
+      std::vector<int64_t> rows(static_cast<size_t>(total)), wanted(static_cast<size_t>(total));
+      for (int i = 0; i < count; ++i) {
+        for (int32_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+          rows[size_t(k - base)] = i;
+          wanted[size_t(k - base)] = actions[k];
+        }
+      }
+      const torch::Tensor input = Input(planes, count);
+      const auto [policy, wdl_logits] = net_->forward_actions(
+          input, torch::from_blob(rows.data(), {total}, torch::kInt64).to(device_),
+          torch::from_blob(wanted.data(), {total}, torch::kInt64).to(device_));
+      gathered = policy.to(torch::kCPU, torch::kFloat32).contiguous();
+      value = torch::softmax(wdl_logits.to(torch::kFloat32), 1).to(torch::kCPU).contiguous();
+    } else {
+      auto [policy, probabilities] = Forward(planes, count);
+      // Flat indices row * num_actions + action, gathered on the device.
+      std::vector<int64_t> flat(static_cast<size_t>(total));
+      for (int i = 0; i < count; ++i) {
+        for (int32_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+          flat[size_t(k - base)] = int64_t(i) * num_actions + actions[k];
+        }
+      }
+      const torch::Tensor index = torch::from_blob(flat.data(), {total}, torch::kInt64).to(device_);
+      gathered = policy.reshape({-1}).index_select(0, index).to(torch::kCPU).contiguous();
+      value = probabilities.to(torch::kCPU).contiguous();
+    }
+    std::memcpy(logits + base, gathered.data_ptr<float>(), size_t(total) * sizeof(float));
+    std::memcpy(wdl, value.data_ptr<float>(), size_t(count) * 3 * sizeof(float));
+  }
+
+  // `batch` positions' planes [batch][planes * height * width] (host float32) as the forward
+  // pass's input: on the device, in the runner's precision and layout.
+  torch::Tensor Input(const float* planes, int batch) const {
     const NetArchitecture& a = net_->architecture;
     torch::Tensor input = torch::from_blob(
         const_cast<float*>(planes), {batch, a.input_planes, a.height, a.width}, torch::kFloat32);
-    input = input.to(device_, dtype_, /*non_blocking=*/false, /*copy=*/false);
-    auto [policy, value] = net_->forward(Prepare(input));
+    return Prepare(input.to(device_, dtype_, /*non_blocking=*/false, /*copy=*/false));
+  }
+
+  // Returns {policy logits [batch, A] float32, wdl probabilities [batch, 3] float32} on device.
+  std::pair<torch::Tensor, torch::Tensor> Forward(const float* planes, int batch) {
+    auto [policy, value] = net_->forward(Input(planes, batch));
     return {policy.to(torch::kFloat32), torch::softmax(value.to(torch::kFloat32), 1)};
   }
 
@@ -393,6 +439,8 @@ class TorchNetRunner final : public NetRunner::Impl {
   std::string precision_;
   std::string source_;
   bool channels_last_ = false;
+  bool legal_policy_ = true;
+  int cpu_block_ = 0;  // positions per forward pass on the CPU; 0 on a GPU (the whole batch)
   bool graphs_on_ = false;
   std::string graphs_off_reason_;
 #if defined(VZ_TORCH_CUDA_STREAMS)

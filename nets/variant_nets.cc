@@ -75,12 +75,16 @@ NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std:
     report.precision = RunnerOf(evaluator).precision();
     report.architecture = DescribeArchitecture(net.architecture);
     report.parameters = net.ParameterCount();
+    report.dense_flops = ForwardFlops(net.architecture);
+    report.legal_policy = options.legal_policy;
     EvalBatch<G> batch;
     for (int size : batch_sizes) {
       FillBatch(batch, size);
       evaluator.Evaluate(batch);  // warm-up at this size
       NnBenchRow row;
       row.batch_size = size;
+      for (int i = 0; i < size; ++i) row.legal_actions += batch.num_moves(i);
+      row.legal_actions /= size;
       int batches = 0;
       const auto start = std::chrono::steady_clock::now();
       for (;;) {
@@ -93,6 +97,9 @@ NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std:
       row.positions = int64_t(batches) * size;
       row.positions_per_second = double(row.positions) / row.seconds;
       row.milliseconds_per_batch = 1000.0 * row.seconds / batches;
+      row.gflops = row.positions_per_second *
+                   ForwardFlops(net.architecture, options.legal_policy ? row.legal_actions : -1) /
+                   1e9;
       report.rows.push_back(row);
     }
     report.tuning = RunnerOf(evaluator).tuning();

@@ -1,5 +1,6 @@
-// The runner's forward-pass options (nets/net_runner.h): the padded batch sizes of the GPU path
-// and the channels-last layout, which must give the NCHW outputs (checked here on the CPU, where
+// The runner's forward-pass options (nets/net_runner.h): the padded batch sizes of the GPU path,
+// the legal-moves policy and the CPU blocks, which must give the dense head's outputs, the choice
+// of bf16 from the CPU's flags, and the channels-last layout, which must give the NCHW outputs (checked here on the CPU, where
 // LibTorch runs the same layouts; the CUDA graphs have their own check at capture time). And the
 // parts of the GPU path that need no device: a CPU runner (and the GPU evaluator on the CPU)
 // refusing the device-only calls by name, a missing device, the capture lock that cannot starve a
@@ -19,6 +20,7 @@
 #include "engine/chaco_rex/encoding.h"
 #include "engine/draughts/encoding.h"
 #include "nets/fresh_net.h"
+#include "tests/nets/reference_net.h"
 #include "tests/test_util.h"
 #if defined(VZ_HAVE_CUDA)
 #include "nets/cuda_evaluator.h"
@@ -90,10 +92,15 @@ TEST(NetRunnerLayoutTest, ChannelsLastGivesTheNchwOutputs) {
 
 TEST(NetRunnerLayoutTest, TuningNamesTheLayout) {
   const NetFile net = FreshNetForGame<draughts::DraughtsGame>("tiny", 1);
-  EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32").tuning(), "NCHW");  // kAuto on the CPU
-  EXPECT_EQ(
-      NetRunner(net, "n", "cpu", "fp32", {.layout = RunnerOptions::Layout::kChannelsLast}).tuning(),
-      "channels-last");
+  // kAuto on the CPU; the tiny net's 16 channels give blocks of 64 (AutoCpuBlock).
+  EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32").tuning(), "NCHW, policy at legal moves, blocks of 64");
+  EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32",
+                      {.layout = RunnerOptions::Layout::kChannelsLast, .legal_policy = false,
+                       .cpu_block = 3})
+                .tuning(),
+            "channels-last, dense policy, blocks of 3");
+  EXPECT_EQ(ErrorOf([&] { NetRunner(net, "n", "cpu", "fp32", {.cpu_block = -1}); }),
+            "CPU block size -1 is negative");
 }
 
 TEST(NetRunnerDeviceTest, ACpuRunnerRefusesTheDeviceOnlyCallsByName) {
@@ -110,7 +117,8 @@ TEST(NetRunnerDeviceTest, ACpuRunnerRefusesTheDeviceOnlyCallsByName) {
             "RunDevice: runner is on cpu, not on a CUDA device");
   EXPECT_EQ(ErrorOf([&] { runner.CudaStream(); }), "runner is on cpu, which has no CUDA stream");
   // No CUDA graphs part on the CPU, whatever the options say.
-  EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32", {.cuda_graphs = true}).tuning(), "NCHW");
+  EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32", {.cuda_graphs = true}).tuning(),
+            "NCHW, policy at legal moves, blocks of 64");
 }
 
 TEST(NetRunnerDeviceTest, AMissingDeviceIsRefusedByName) {
@@ -133,6 +141,100 @@ TEST(NetRunnerDeviceTest, TheGpuEvaluatorRefusesTheCpu) {
             "net file n.vznet: made for game 'portuguese-draughts', not 'chad'");
 }
 #endif
+
+// Run's outputs for `batch` entries asking for the actions `offsets`/`actions`: logits then WDL.
+std::vector<float> RunOutputs(const NetFile& net, const RunnerOptions& options,
+                              const std::vector<float>& planes, int batch,
+                              const std::vector<int32_t>& offsets,
+                              const std::vector<int32_t>& actions) {
+  NetRunner runner(net, "net", "cpu", "fp32", options);
+  std::vector<float> logits(actions.size()), wdl(size_t(batch) * 3);
+  runner.Run(planes.data(), batch, offsets.data(), actions.data(), logits.data(), wdl.data());
+  logits.insert(logits.end(), wdl.begin(), wdl.end());
+  return logits;
+}
+
+// The legal-moves policy (RunnerOptions::legal_policy) against the dense head, at block sizes
+// that split the batch evenly, unevenly and not at all, for a net of `preset`.
+template <class G>
+void ExpectLegalPolicyMatchesDense(const std::string& preset) {
+  using E = InputEncoding<G>;
+  NetFile net = FreshNetForGame<G>(preset, 11);
+  testing::ShiftBatchNorms(net, 11);
+  constexpr int kBatch = 37;
+  std::mt19937 random(23);
+  std::vector<float> planes(size_t(kBatch) * E::kSize);
+  for (float& x : planes) x = float(random() % 2);
+  // Each entry asks for 0 to 40 distinct actions, first and last among them sometimes.
+  std::vector<int32_t> offsets = {0}, actions;
+  for (int i = 0; i < kBatch; ++i) {
+    const int count = int(random() % 41);
+    for (int k = 0; k < count; ++k) {
+      const int action = k == 0 && i % 5 == 0   ? 0
+                         : k == 1 && i % 7 == 0 ? E::kNumActions - 1
+                                                : int(random() % E::kNumActions);
+      actions.push_back(action);
+    }
+    offsets.push_back(int32_t(actions.size()));
+  }
+  const std::vector<float> dense =
+      RunOutputs(net, {.legal_policy = false, .cpu_block = kBatch}, planes, kBatch, offsets, actions);
+  float spread = 0.0f;
+  for (const float x : dense) spread = std::max(spread, std::abs(x - dense[0]));
+  EXPECT_GT(spread, 1e-3f);  // the outputs differ among themselves: the comparison means something
+  for (const auto& [legal, block] : std::vector<std::pair<bool, int>>{
+           {true, kBatch}, {true, 1}, {true, 8}, {true, 0}, {false, 5}}) {
+    const std::vector<float> got = RunOutputs(
+        net, {.legal_policy = legal, .cpu_block = block}, planes, kBatch, offsets, actions);
+    ASSERT_EQ(got.size(), dense.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_NEAR(got[i], dense[i], 1e-4f * (1.0f + std::abs(dense[i])))
+          << preset << " legal " << legal << " block " << block << " output " << i;
+    }
+  }
+}
+
+TEST(NetRunnerLegalPolicyTest, TheLegalMovesLogitsAreTheDenseHeadsAtEveryBlockSize) {
+  // The conv head with global pooling and the pooled value head, with squeeze-excitation, and
+  // the fc head.
+  ExpectLegalPolicyMatchesDense<chaco_rex::ChacoRexGame>("tiny-gpool-vpool");
+  ExpectLegalPolicyMatchesDense<chaco_rex::ChacoRexGame>("small");
+  ExpectLegalPolicyMatchesDense<draughts::DraughtsGame>("tiny-fc");
+}
+
+TEST(NetRunnerLegalPolicyTest, AnEntryWithoutRequestsStillGetsItsValue) {
+  using G = draughts::DraughtsGame;
+  const NetFile net = FreshNetForGame<G>("tiny", 3);
+  std::vector<float> planes(2 * InputEncoding<G>::kSize, 1.0f);
+  const std::vector<int32_t> offsets = {0, 0, 0};
+  const std::vector<float> legal = RunOutputs(net, {}, planes, 2, offsets, {});
+  const std::vector<float> dense = RunOutputs(net, {.legal_policy = false}, planes, 2, offsets, {});
+  ASSERT_EQ(legal.size(), 6u);
+  for (size_t i = 0; i < legal.size(); ++i) EXPECT_NEAR(legal[i], dense[i], 1e-5f) << i;
+}
+
+TEST(AutoCpuBlockTest, ADoublingOfChannelsHalvesTheBlock) {
+  NetArchitecture a;
+  for (const auto& [channels, block] :
+       std::vector<std::pair<int, int>>{{1, 256}, {4, 256}, {8, 128}, {16, 64}, {24, 32},
+                                        {32, 32}, {128, 8}, {256, 4}, {1024, 1}}) {
+    a.channels = channels;
+    EXPECT_EQ(AutoCpuBlock(a), block) << channels;
+  }
+}
+
+TEST(CpuHasNativeBf16Test, TheFirstFlagsLineDecides) {
+  EXPECT_TRUE(CpuInfoHasNativeBf16("processor : 0\nflags\t\t: fpu avx2 avx512f avx512_bf16 x\n"));
+  EXPECT_TRUE(CpuInfoHasNativeBf16("flags : fpu amx_bf16 amx_tile\nflags : fpu\n"));
+  EXPECT_TRUE(CpuInfoHasNativeBf16("flags : avx512_bf16"));  // last word, no newline
+  EXPECT_FALSE(CpuInfoHasNativeBf16("flags : fpu avx avx2 fma\nflags : avx512_bf16\n"));
+  EXPECT_FALSE(CpuInfoHasNativeBf16("flags : fpu avx512_bf16x avx512_bf\n"));  // whole words
+  EXPECT_FALSE(CpuInfoHasNativeBf16("model name : avx512_bf16\n"));  // not a flags line
+  EXPECT_FALSE(CpuInfoHasNativeBf16(""));
+  // Whatever this machine says, "auto" on the CPU follows it.
+  const NetFile net = FreshNetForGame<draughts::DraughtsGame>("tiny", 1);
+  EXPECT_EQ(NetRunner(net, "n", "cpu", "auto").precision(), CpuHasNativeBf16() ? "bf16" : "fp32");
+}
 
 // Readers that overlap without a gap (each takes the lock shared before the other lets go) keep a
 // reader-preferring lock held forever; the writer must still get it, and then no reader holds it.

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -99,6 +101,42 @@ TYPED_TEST(TorchEvaluatorTest, PriorsAreTheMaskedSoftmaxOfTheFullPolicy) {
       }
     }
   }
+}
+
+// bf16 inference (the "auto" precision on CPUs with native bf16, nets/net_runner.h) against fp32
+// on the game's shipped net (models/, the nets users play) over positions of random games: each
+// prior moves by at most 0.03 and each value (win - loss, in [-1, 1]) by at most 0.05. Measured
+// on this commit: at most 0.015 and 0.024 (Chad; docs/performance.md).
+TYPED_TEST(TorchEvaluatorTest, Bf16MovesPriorsAndValuesByLessThanTheTolerance) {
+  using G = TypeParam;
+  const std::filesystem::path net_path = std::filesystem::path(VZ_TEST_DATA_DIR).parent_path()
+                                             .parent_path() / "models" /
+                                         (std::string(G::kName) + ".vznet");
+  if (!std::filesystem::exists(net_path)) GTEST_SKIP() << "no " << net_path << " here";
+  const NetFile net = ReadNetFile(net_path.string());
+  TorchEvaluator<G> fp32(net, "shipped", "cpu", "fp32", 0);
+  TorchEvaluator<G> bf16(net, "shipped", "cpu", "bf16", 0);
+  EvalBatch<G> a, b;
+  FillBatch(a, 48, 5);
+  FillBatch(b, 48, 5);
+  fp32.Evaluate(a);
+  bf16.Evaluate(b);
+  double prior_change = 0, value_change = 0;
+  for (int i = 0; i < a.size(); ++i) {
+    for (size_t k = 0; k < a.priors(i).size(); ++k) {
+      prior_change = std::max<double>(prior_change, std::abs(a.priors(i)[k] - b.priors(i)[k]));
+    }
+    const auto score = [](const Wdl& v) { return double(v.win) - double(v.loss); };
+    value_change = std::max(value_change, std::abs(score(a.value(i)) - score(b.value(i))));
+  }
+  this->RecordProperty("max_prior_change", std::to_string(prior_change));
+  this->RecordProperty("max_value_change", std::to_string(value_change));
+  std::printf("%s: bf16 moves priors by at most %.4f, values by at most %.4f\n",
+              std::string(G::kName).c_str(),
+              prior_change, value_change);
+  EXPECT_LE(prior_change, 0.03);
+  EXPECT_LE(value_change, 0.05);
+  EXPECT_GT(prior_change, 0.0);  // bf16 really ran: some prior moved
 }
 
 TEST(TorchEvaluatorDraughtsTest, MovesSharingAnIndexShareItsPrior) {
