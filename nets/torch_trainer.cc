@@ -109,11 +109,12 @@ class TorchTrainer final : public Trainer::Impl {
     if (!batch.legal.empty()) check(batch.legal.size(), n * size_t(a.num_actions), "legal");
   }
 
-  // The net's {policy logits, WDL logits} of `input`, in fp32: under bf16 mixed precision
+  // `forward()`'s {policy logits, WDL logits}, in fp32: under bf16 mixed precision
   // (TrainerOptions::precision "bf16") the forward pass runs in LibTorch's autocast on the
   // device's type (convolutions and matrix products in bf16, weights and gradients in fp32).
-  std::pair<torch::Tensor, torch::Tensor> ForwardInPrecision(const torch::Tensor& input) {
-    if (options_.precision != "bf16") return net_->forward(input);
+  template <class Forward>
+  std::pair<torch::Tensor, torch::Tensor> InPrecision(const Forward& forward) {
+    if (options_.precision != "bf16") return forward();
     const c10::DeviceType type = device_.type();
     const bool was_enabled = at::autocast::is_autocast_enabled(type);
     const at::ScalarType was_dtype = at::autocast::get_autocast_dtype(type);
@@ -130,7 +131,7 @@ class TorchTrainer final : public Trainer::Impl {
         at::autocast::set_autocast_dtype(type, dtype);
       }
     } restore{type, was_enabled, was_dtype};
-    auto [policy, value] = net_->forward(input);
+    auto [policy, value] = forward();
     return {policy.to(torch::kFloat32), value.to(torch::kFloat32)};
   }
 
@@ -356,13 +357,37 @@ class TorchTrainer final : public Trainer::Impl {
     const torch::Tensor& policy_target = batch.policy_target;
     const torch::Tensor& wdl_target = batch.wdl_target;
     const torch::Tensor& legal = batch.legal;
-    auto [policy, value] = ForwardInPrecision(input);
-    if (legal.defined()) {
-      // A large finite number, not -inf: 0 * -inf would be NaN in the cross-entropy.
-      policy = policy.masked_fill(legal.logical_not(), -1e9);
+    torch::Tensor policy, value, policy_loss;
+    if (legal.defined() && options_.legal_policy && !device_.is_cuda()) {
+      // The legal moves' logits alone, and the log-softmax over each sample's legal moves.
+      const torch::Tensor pairs = legal.nonzero();  // [total, 2]: (sample, action)
+      const torch::Tensor rows = pairs.select(1, 0).contiguous();
+      const torch::Tensor actions = pairs.select(1, 1).contiguous();
+      torch::Tensor logits;
+      std::tie(logits, value) =
+          InPrecision([&] { return net_->forward_actions(input, rows, actions); });
+      const int64_t n = input.size(0);
+      const torch::Tensor row_max =
+          torch::full({n}, -1e9, logits.options())
+              .scatter_reduce(0, rows, logits.detach(), "amax", /*include_self=*/true);
+      const torch::Tensor shifted = logits - row_max.index_select(0, rows);
+      const torch::Tensor log_sum =
+          torch::zeros({n}, logits.options()).index_add(0, rows, shifted.exp()).log();
+      const torch::Tensor log_probability = shifted - log_sum.index_select(0, rows);
+      const torch::Tensor target = policy_target.index({rows, actions});
+      policy_loss = -(target * log_probability).sum() / double(n);
+      // The metrics' dense view: every illegal logit at -1e9, as the dense head's.
+      torch::NoGradGuard no_grad;
+      policy = torch::full(policy_target.sizes(), -1e9, logits.options())
+                   .index_put_({rows, actions}, logits.detach());
+    } else {
+      std::tie(policy, value) = InPrecision([&] { return net_->forward(input); });
+      if (legal.defined()) {
+        // A large finite number, not -inf: 0 * -inf would be NaN in the cross-entropy.
+        policy = policy.masked_fill(legal.logical_not(), -1e9);
+      }
+      policy_loss = -(policy_target * torch::log_softmax(policy, 1)).sum(1).mean();
     }
-    const torch::Tensor policy_loss =
-        -(policy_target * torch::log_softmax(policy, 1)).sum(1).mean();
     const torch::Tensor value_loss = -(wdl_target * torch::log_softmax(value, 1)).sum(1).mean();
     const torch::Tensor loss = policy_loss + value_loss;
     torch::NoGradGuard no_grad;

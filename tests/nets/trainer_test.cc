@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -65,6 +67,63 @@ TEST_P(TrainerHeadTest, TinyNetOverfitsASmallFixedSet) {
   EXPECT_GT(after.value_accuracy, 0.95);
   EXPECT_EQ(last.step, 300);
   EXPECT_GT(last.weight_penalty, 0.0);
+}
+
+// `set` with each sample's policy target spread over all of its legal moves (random weights
+// summing to 1), so that every legal logit carries some of the loss.
+TrainingBatch SpreadTargets(TrainingBatch set, int num_actions, uint64_t seed) {
+  std::mt19937 random{uint32_t(seed)};
+  for (int i = 0; i < set.size; ++i) {
+    double sum = 0;
+    for (int a = 0; a < num_actions; ++a) {
+      const size_t k = size_t(i) * num_actions + a;
+      set.policy[k] = set.legal[k] ? float(1 + random() % 100) : 0.0f;
+      sum += set.policy[k];
+    }
+    for (int a = 0; a < num_actions; ++a) set.policy[size_t(i) * num_actions + a] /= float(sum);
+  }
+  return set;
+}
+
+// The legal-moves policy loss (TrainerOptions::legal_policy, the CPU's default) against the
+// dense head's masked softmax: the same metrics, and the same weights after a few SGD steps.
+template <Game G>
+void ExpectTheLegalMovesLossIsTheDenseHeads(const char* preset) {
+  const TrainingBatch set =
+      SpreadTargets(FixedSet<G>(24, 3), InputEncoding<G>::kNumActions, 5);
+  TrainerOptions options;
+  options.legal_policy = false;
+  Trainer dense(FreshNetForGame<G>(preset, 2), options);
+  options.legal_policy = true;
+  Trainer legal(FreshNetForGame<G>(preset, 2), options);
+  const TrainMetrics a = dense.Evaluate(set), b = legal.Evaluate(set);
+  EXPECT_NEAR(b.policy_loss, a.policy_loss, 1e-5 * a.policy_loss) << preset;
+  EXPECT_NEAR(b.value_loss, a.value_loss, 1e-5 * a.value_loss) << preset;
+  EXPECT_EQ(b.policy_accuracy, a.policy_accuracy) << preset;
+  for (int step = 0; step < 3; ++step) {
+    const TrainMetrics x = dense.Step(set), y = legal.Step(set);
+    EXPECT_NEAR(y.loss, x.loss, 1e-4 * x.loss) << preset << " step " << step;
+  }
+  const NetFile p = dense.ExportNet(), q = legal.ExportNet();
+  ASSERT_EQ(p.tensors.size(), q.tensors.size());
+  float moved = 0;  // how far the dense trainer's weights moved: the comparison means something
+  const NetFile start = FreshNetForGame<G>(preset, 2);
+  for (size_t t = 0; t < p.tensors.size(); ++t) {
+    for (size_t k = 0; k < p.tensors[t].data.size(); ++k) {
+      ASSERT_NEAR(q.tensors[t].data[k], p.tensors[t].data[k], 1e-4f)
+          << preset << " " << p.tensors[t].name << "[" << k << "]";
+      moved = std::max(moved, std::abs(p.tensors[t].data[k] - start.tensors[t].data[k]));
+    }
+  }
+  EXPECT_GT(moved, 1e-3f) << preset;
+}
+
+TEST_P(TrainerHeadTest, TheLegalMovesLossIsTheDenseHeads) {
+  ExpectTheLegalMovesLossIsTheDenseHeads<draughts::DraughtsGame>(GetParam());
+}
+
+TEST(TrainerTest, TheLegalMovesLossIsTheDenseHeadsOnTheHexBoard) {
+  ExpectTheLegalMovesLossIsTheDenseHeads<chaco_rex::ChacoRexGame>("tiny-gpool-vpool");
 }
 
 TEST(TrainerTest, ExportThenImportGivesTheSameOutputs) {
