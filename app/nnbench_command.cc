@@ -50,13 +50,12 @@ void RunNnBenchCommand(const NnBenchOptions& options) {
   using Layout = nets::RunnerOptions::Layout;
   const std::map<std::string, Layout> layouts = {
       {"auto", Layout::kAuto}, {"nchw", Layout::kNchw}, {"channels-last", Layout::kChannelsLast}};
-  const nets::NnBenchReport report =
-      nets::RunNnBench(net, source, options.device, options.precision, options.batch_sizes,
-                       options.seconds,
-                       {.layout = layouts.at(options.layout),
-                        .cuda_graphs = options.cuda_graphs,
-                        .legal_policy = !options.dense_policy,
-                        .cpu_block = options.cpu_block});
+  const nets::NnBenchReport report = nets::RunNnBench(
+      net, source, options.device, options.precision, options.batch_sizes, options.seconds,
+      {.layout = layouts.at(options.layout),
+       .cuda_graphs = options.cuda_graphs,
+       .legal_policy = !options.dense_policy,
+       .cpu_block = options.cpu_block});
   fmt::print("nnbench {} on {} ({}), net {} ({}, {} parameters)\n", report.variant, report.device,
              report.precision, source, report.architecture, report.parameters);
   fmt::print("forward pass: {}\n", report.tuning);

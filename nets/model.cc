@@ -102,8 +102,18 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetArchitecture& a) : architecture(
   value_fc2 = register_module("value_fc2", nn::Linear(a.value_hidden, 3));
 }
 
+namespace {
+
+// `x` in float32: the legal-moves head sums its products in float32 in every precision, as the
+// dense head's 1x1 convolution accumulates (a bf16 sum of 16-32 bf16 products would round each).
+torch::Tensor Float32(const torch::Tensor& x) {
+  return x.scalar_type() == torch::kFloat32 ? x : x.to(torch::kFloat32);
+}
+
+}  // namespace
+
 torch::Tensor PolicyValueNetImpl::OnDevice(const torch::Tensor& index,
-                                          const torch::Device& device) {
+                                           const torch::Device& device) {
   return index.device() == device ? index : index.to(device);
 }
 
@@ -131,15 +141,15 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch:
   const auto [trunk, mask] = Trunk(x);
   torch::Tensor policy = torch::relu(policy_conv(trunk));
   if (policy_planes) {
-    policy = policy_planes(policy).flatten(1).index_select(
-        1, OnDevice(policy_index, policy.device()));
+    policy =
+        policy_planes(policy).flatten(1).index_select(1, OnDevice(policy_index, policy.device()));
   } else {
     policy = policy_fc(policy.flatten(1));
   }
   return {policy, ValueLogits(trunk, mask)};
 }
 
-std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward_actions(
+std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::ForwardActions(
     const torch::Tensor& x, const torch::Tensor& rows, const torch::Tensor& actions) {
   const auto [trunk, mask] = Trunk(x);
   const torch::Tensor features = torch::relu(policy_conv(trunk));  // [batch, P, height, width]
@@ -151,14 +161,14 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward_actions(
     const torch::Tensor by_cell = features.permute({0, 2, 3, 1}).reshape({-1, channels});
     const torch::Tensor plane = OnDevice(policy_plane, x.device()).index_select(0, actions);
     const torch::Tensor cell = OnDevice(policy_cell, x.device()).index_select(0, actions);
-    const torch::Tensor at = by_cell.index_select(0, rows * area + cell);
+    const torch::Tensor at = Float32(by_cell.index_select(0, rows * area + cell));
     const torch::Tensor weight =
-        policy_planes->weight.view({-1, channels}).index_select(0, plane);
-    logits = (at * weight).sum(1) + policy_planes->bias.index_select(0, plane);
+        Float32(policy_planes->weight.view({-1, channels}).index_select(0, plane));
+    logits = (at * weight).sum(1) + Float32(policy_planes->bias.index_select(0, plane));
   } else {
-    const torch::Tensor flat = features.flatten(1).index_select(0, rows);
-    logits = (flat * policy_fc->weight.index_select(0, actions)).sum(1) +
-             policy_fc->bias.index_select(0, actions);
+    const torch::Tensor flat = Float32(features.flatten(1).index_select(0, rows));
+    logits = (flat * Float32(policy_fc->weight.index_select(0, actions))).sum(1) +
+             Float32(policy_fc->bias.index_select(0, actions));
   }
   return {logits, ValueLogits(trunk, mask)};
 }

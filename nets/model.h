@@ -81,13 +81,15 @@ struct PolicyValueNetImpl : torch::nn::Module {
   // policy_planes x height x width logits a position (54,891 in Chaco Rex) where a search reads a
   // few dozen.
   //   input    [batch, input_planes, height, width]
-  //   rows     [total] int64 on the net's device: the batch entry of each requested action
+  //   rows     [total] int64 on the net's device: the batch entry of each requested action, in
+  //            any order, repeats allowed
   //   actions  [total] int64 on the net's device: the action, in [0, num_actions)
-  // Returns {logits [total] in the net's dtype, WDL logits [batch, 3]}. Indices out of range
-  // throw c10::Error (index_select's check).
-  std::pair<torch::Tensor, torch::Tensor> forward_actions(const torch::Tensor& input,
-                                                          const torch::Tensor& rows,
-                                                          const torch::Tensor& actions);
+  // Returns {logits [total] float32 (the products are summed in float32 in every precision),
+  // WDL logits [batch, 3] in the net's dtype}. Indices out of range throw c10::Error
+  // (index_select's check).
+  std::pair<torch::Tensor, torch::Tensor> ForwardActions(const torch::Tensor& input,
+                                                         const torch::Tensor& rows,
+                                                         const torch::Tensor& actions);
 
   // Module::to, and the conv head's gather index and the board mask to the device (they are no
   // buffers, so that a dtype change leaves the index int64 and the net file stores neither).

@@ -20,6 +20,16 @@ int CudaDeviceCount() { return Torch().CudaDeviceCount(); }
 int CpuThreads() { return Torch().CpuThreads(); }
 
 double MatmulGflops(const std::string& precision, int size, double seconds) {
+  if (precision != "fp32" && precision != "bf16" && precision != "fp16") {
+    throw Error(
+        fmt::format("matrix product precision '{}': expected fp32, bf16 or fp16", precision));
+  }
+  if (size < 1 || size > 8192) {
+    throw Error(fmt::format("matrix product size {} is outside 1..8192", size));
+  }
+  if (!(seconds >= 0 && seconds <= 60)) {
+    throw Error(fmt::format("matrix product time {} s is outside [0, 60]", seconds));
+  }
   return Torch().MatmulGflops(precision, size, seconds);
 }
 

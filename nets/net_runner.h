@@ -23,7 +23,8 @@ namespace vz::nets {
 // The CPU's measured matrix-product speed, the peak of nnbench's roofline: GFLOP/s of LibTorch's
 // `size` x `size` products in `precision` ("fp32", "bf16" or "fp16") on the calling thread's
 // intra-op threads (SetCpuThreads), timed over at least `seconds` after one warm-up product.
-// Loads LibTorch.
+// Loads LibTorch. Throws vz::Error naming the value on another precision, a size outside
+// 1..8192 or seconds outside [0, 60].
 double MatmulGflops(const std::string& precision, int size = 512, double seconds = 0.5);
 
 // Number of CUDA devices LibTorch sees (0 without a GPU or driver). Loads LibTorch.
@@ -127,14 +128,16 @@ struct RunnerOptions {
   // that fails or disagrees turns the graphs off for the whole process (FailCudaGraphs) and the
   // eager path runs. Ignored on the CPU.
   bool cuda_graphs = false;
-  // Run computes the policy logits of the requested actions only (PolicyValueNetImpl::
-  // forward_actions: the head's last layer at the legal moves' cells) instead of every action's
-  // logit and a gather (the dense head, the reference it is tested against). Same weights, same
-  // net files, same logits up to float rounding. RunAll and RunDevice are always dense.
+  // On the CPU, Run computes the policy logits of the requested actions only
+  // (PolicyValueNetImpl::ForwardActions: the head's last layer at the legal moves' cells) instead
+  // of every action's logit and a gather (the dense head, the reference it is tested against).
+  // Same weights, same net files, same logits up to float rounding. RunAll, RunDevice and CUDA
+  // runners are always dense.
   bool legal_policy = true;
   // On the CPU, Run evaluates a batch in blocks of at most this many positions, so that the
   // working set of the forward pass stays in the core's caches whatever batch the search hands
-  // over (0: AutoCpuBlock of the architecture). Ignored on a GPU (one pass per batch).
+  // over (0: AutoCpuBlock of the architecture; negative: the constructor throws vz::Error).
+  // Ignored on a GPU (one pass per batch).
   int cpu_block = 0;
 };
 
@@ -199,9 +202,10 @@ class NetRunner {
   // on a CPU runner, or in a build without CUDA.
   void* CudaStream() const;
 
-  // One line on how the forward pass runs: the layout ("NCHW" or "channels-last"), on the CPU
-  // ", policy at legal moves" or ", dense policy" and ", blocks of N", then on a CUDA device ", CUDA graphs (N captured)" or ", CUDA graphs off: <why>" (why: "not turned on", or
-  // the process's CudaGraphsFailure()); for logs and `vzero nnbench`.
+  // One line on how the forward pass runs: the layout ("NCHW" or "channels-last"), then on the
+  // CPU ", policy at legal moves" or ", dense policy" and ", blocks of N", on a CUDA device ", CUDA
+  // graphs (N captured)" or ", CUDA graphs off: <why>" (why: "not turned on", or the process's
+  // CudaGraphsFailure()); for logs and `vzero nnbench`.
   std::string tuning() const;
 
   // The runner's CUDA device index, -1 on the CPU.

@@ -50,12 +50,13 @@ class TorchNetRunner final : public NetRunner::Impl {
     }
     precision_ = chosen;
     source_ = std::string(source);
-    legal_policy_ = options.legal_policy;
+    legal_policy_ = options.legal_policy && !cuda;  // RunDevice and CUDA runners stay dense
     if (options.cpu_block < 0) {
       throw Error(fmt::format("CPU block size {} is negative", options.cpu_block));
     }
-    cpu_block_ = cuda ? 0 : options.cpu_block > 0 ? options.cpu_block
-                                                  : AutoCpuBlock(file.architecture);
+    cpu_block_ = cuda                    ? 0
+                 : options.cpu_block > 0 ? options.cpu_block
+                                         : AutoCpuBlock(file.architecture);
     // Loading allocates and copies on the device: not while another thread captures a graph.
     const auto device_work = ShareDeviceWork(cuda);
     try {
@@ -234,8 +235,10 @@ class TorchNetRunner final : public NetRunner::Impl {
   std::string tuning() const override {
     std::lock_guard<std::mutex> lock(mutex_);
     std::string line = channels_last_ ? "channels-last" : "NCHW";
-    line += legal_policy_ ? ", policy at legal moves" : ", dense policy";
-    if (!device_.is_cuda()) return fmt::format("{}, blocks of {}", line, cpu_block_);
+    if (!device_.is_cuda()) {
+      return fmt::format("{}, {}, blocks of {}", line,
+                         legal_policy_ ? "policy at legal moves" : "dense policy", cpu_block_);
+    }
     if (!graphs_on_) return fmt::format("{}, CUDA graphs off: {}", line, graphs_off_reason_);
     if (const std::string failure = CudaGraphsFailure(); !failure.empty()) {
       return fmt::format("{}, CUDA graphs off: {}", line, failure);
@@ -267,7 +270,7 @@ class TorchNetRunner final : public NetRunner::Impl {
         }
       }
       const torch::Tensor input = Input(planes, count);
-      const auto [policy, wdl_logits] = net_->forward_actions(
+      const auto [policy, wdl_logits] = net_->ForwardActions(
           input, torch::from_blob(rows.data(), {total}, torch::kInt64).to(device_),
           torch::from_blob(wanted.data(), {total}, torch::kInt64).to(device_));
       gathered = policy.to(torch::kCPU, torch::kFloat32).contiguous();

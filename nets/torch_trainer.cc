@@ -365,14 +365,18 @@ class TorchTrainer final : public Trainer::Impl {
       const torch::Tensor actions = pairs.select(1, 1).contiguous();
       torch::Tensor logits;
       std::tie(logits, value) =
-          InPrecision([&] { return net_->forward_actions(input, rows, actions); });
+          InPrecision([&] { return net_->ForwardActions(input, rows, actions); });
       const int64_t n = input.size(0);
       const torch::Tensor row_max =
           torch::full({n}, -1e9, logits.options())
               .scatter_reduce(0, rows, logits.detach(), "amax", /*include_self=*/true);
       const torch::Tensor shifted = logits - row_max.index_select(0, rows);
-      const torch::Tensor log_sum =
-          torch::zeros({n}, logits.options()).index_add(0, rows, shifted.exp()).log();
+      // A sample without a legal move (none in self-play data) sums to 0: clamped, so that no
+      // log(0) is ever computed, though no row reads it.
+      const torch::Tensor log_sum = torch::zeros({n}, logits.options())
+                                        .index_add(0, rows, shifted.exp())
+                                        .clamp_min(1e-30)
+                                        .log();
       const torch::Tensor log_probability = shifted - log_sum.index_select(0, rows);
       const torch::Tensor target = policy_target.index({rows, actions});
       policy_loss = -(target * log_probability).sum() / double(n);

@@ -64,10 +64,12 @@ struct TrainerOptions {
   // (the single-process reference of a distributed run), and gradient accumulation for batches
   // too large for memory. batch.size must be a multiple of it.
   int micro_batches = 1;
-  // The policy loss from the legal moves' logits alone (PolicyValueNetImpl::forward_actions: the
+  // The policy loss from the legal moves' logits alone (PolicyValueNetImpl::ForwardActions: the
   // head's last layer only where a legal action reads it) when a batch has a legal mask, instead
   // of every action's logit masked: the same softmax over the legal moves, the same loss and
-  // gradients up to float rounding, without the dense head's policy_planes x height x width
+  // gradients up to float rounding when the policy targets lie on legal moves (as search visit
+  // distributions do; target mass on an illegal action, which the dense head turns into a loss of
+  // about 1e9 per unit, is not read), without the dense head's policy_planes x height x width
   // outputs and their backward pass. On the CPU only (on a CUDA device the mask's nonzero()
   // would synchronise the step; the dense head runs there). Batches without a mask use the dense
   // head.

@@ -76,7 +76,8 @@ NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std:
     report.architecture = DescribeArchitecture(net.architecture);
     report.parameters = net.ParameterCount();
     report.dense_flops = ForwardFlops(net.architecture);
-    report.legal_policy = options.legal_policy;
+    // The legal-moves head runs on the CPU only (RunnerOptions::legal_policy).
+    const bool legal_policy = options.legal_policy && report.device == "cpu";
     EvalBatch<G> batch;
     for (int size : batch_sizes) {
       FillBatch(batch, size);
@@ -98,8 +99,7 @@ NnBenchReport RunNnBench(const NetFile& net, std::string_view source, const std:
       row.positions_per_second = double(row.positions) / row.seconds;
       row.milliseconds_per_batch = 1000.0 * row.seconds / batches;
       row.gflops = row.positions_per_second *
-                   ForwardFlops(net.architecture, options.legal_policy ? row.legal_actions : -1) /
-                   1e9;
+                   ForwardFlops(net.architecture, legal_policy ? row.legal_actions : -1) / 1e9;
       report.rows.push_back(row);
     }
     report.tuning = RunnerOf(evaluator).tuning();

@@ -40,8 +40,8 @@ struct NnBenchRow {
   double seconds = 0;
   double positions_per_second = 0;
   double milliseconds_per_batch = 0;
-  double legal_actions = 0;  // mean requested actions (distinct legal policy indices) a position
-  double gflops = 0;         // achieved: positions_per_second * the flops of the head that ran
+  double legal_actions = 0;  // mean legal moves a position
+  double gflops = 0;         // achieved: positions_per_second * ForwardFlops of the head that ran
 };
 
 struct NnBenchReport {
@@ -52,7 +52,6 @@ struct NnBenchReport {
   std::string tuning;        // NetRunner::tuning after the run (layout, CUDA graphs)
   int64_t parameters = 0;
   double dense_flops = 0;  // a position's ForwardFlops with the dense policy head
-  bool legal_policy = true;  // RunnerOptions::legal_policy of the run (rows' gflops count it)
   std::vector<NnBenchRow> rows;
 };
 

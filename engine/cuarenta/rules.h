@@ -90,6 +90,20 @@ VZ_HD inline Position InitialPosition() {
 
 // ---- attacks ----
 
+// Whether a bishop (the first piece on the diagonal) or a vao (the piece beyond the first, its
+// screen) of `bishops` / `vaos` attacks `square` along diagonal direction d (0..3), with
+// `occupied` as the occupancy.
+VZ_HD VZ_FORCE_INLINE bool DiagonalAttacked(int square, int d, uint64_t occupied, uint64_t bishops,
+                                            uint64_t vaos) {
+  const BoardTables& t = Tables();
+  const uint64_t blockers = t.ray[d][square] & occupied;
+  if (!blockers) return false;
+  const int first = FirstOnRay(d, blockers);
+  if (Bit(first) & bishops) return true;
+  const uint64_t beyond = t.ray[d][first] & occupied;
+  return beyond && (Bit(FirstOnRay(d, beyond)) & vaos);
+}
+
 // Whether a piece of the opponent of `us_color` (its pieces: `them` & p.by_type) could capture on
 // `square`, with occupancy `occupied`. The caller passes occupancy and enemy set after a tentative
 // move, so that legality needs no copy of the position; p.by_type is only ever masked with `them`.
@@ -106,13 +120,7 @@ VZ_HD VZ_FORCE_INLINE bool SquareAttacked(const Position& p, int square, int us_
   const uint64_t bishops = p.by_type[kBishop] & them;
   const uint64_t vaos = p.by_type[kVao] & them;
   for (int d = 0; d < 4; ++d) {
-    const uint64_t ray = t.ray[d][square];
-    const uint64_t blockers = ray & occupied;
-    if (!blockers) continue;
-    const int first = FirstOnRay(d, blockers);
-    if (Bit(first) & bishops) return true;
-    const uint64_t beyond = t.ray[d][first] & occupied;
-    if (beyond && (Bit(FirstOnRay(d, beyond)) & vaos)) return true;
+    if (DiagonalAttacked(square, d, occupied, bishops, vaos)) return true;
   }
   // A frog captures by jumping an unbroken row of its own pieces: seen from `square`, an enemy
   // frog at distance >= 2 inside the row of enemy pieces that starts next to `square`.
@@ -143,15 +151,31 @@ namespace internal {
 struct GenContext {
   uint64_t own, enemy, occupied, sensitive;
   int us, king;
+  bool in_check;
 };
 
-// Legality of a move of a non-king piece from `from` to `to` (not castling, not in place). A move
-// that touches no square on the king's eight lines, while not in check, cannot change any attack
-// on the king (leapers do not care about occupancy and captures only remove attackers).
+// Legality of a move of a non-king piece from `from` to `to` (not castling, not in place). In
+// check, the king is tested again against every attack (`sensitive` is every square). Out of
+// check, only a bishop's or a vao's attack along the king's diagonal through `from` or `to` can
+// appear: leapers do not care about occupancy, captures only remove attackers, and a frog's jump
+// needs an unbroken row of its own pieces next to the king, which a move can only break. So a move
+// that touches none of the king's four diagonals (`sensitive`) is legal, and otherwise only those
+// (at most two) diagonals are tested again.
 VZ_HD VZ_FORCE_INLINE bool PieceMoveLegal(const Position& p, const GenContext& c, int from,
                                           int to) {
   if (!((Bit(from) | Bit(to)) & c.sensitive)) return true;
-  return !SquareAttacked(p, c.king, c.us, (c.occupied & ~Bit(from)) | Bit(to), c.enemy & ~Bit(to));
+  const uint64_t occupied = (c.occupied & ~Bit(from)) | Bit(to);
+  const uint64_t them = c.enemy & ~Bit(to);
+  if (c.in_check) return !SquareAttacked(p, c.king, c.us, occupied, them);
+  const BoardTables& t = Tables();
+  const uint64_t bishops = p.by_type[kBishop] & them, vaos = p.by_type[kVao] & them;
+  const int from_line = t.direction[c.king][from], to_line = t.direction[c.king][to];
+  if (from_line >= 0 && from_line < 4 &&
+      DiagonalAttacked(c.king, from_line, occupied, bishops, vaos)) {
+    return false;
+  }
+  return to_line < 0 || to_line >= 4 || to_line == from_line ||
+         !DiagonalAttacked(c.king, to_line, occupied, bishops, vaos);
 }
 
 template <class List>
@@ -183,7 +207,8 @@ VZ_HD inline void GenerateMoves(const Position& p, List& list) {
   c.occupied = c.own | c.enemy;
   c.king = p.king[c.us];
   const bool in_check = SquareAttacked(p, c.king, c.us, c.occupied, c.enemy);
-  c.sensitive = in_check ? kAllSquares : t.all_rays[c.king];
+  c.in_check = in_check;
+  c.sensitive = in_check ? kAllSquares : t.diagonal_rays[c.king];
   const uint64_t own = c.own, occupied = c.occupied;
 
   // Pawns. A pawn that reaches its promotion zone may become a camel, on the last rank also a

@@ -81,7 +81,8 @@ struct BoardTables {
   uint64_t ray[kNumDirections][kNumSquares];       // squares beyond the square in that direction
   int8_t step[kNumDirections][kNumSquares];        // the adjacent square, or kNoSquare
   uint64_t adjacent[kNumDirections][kNumSquares];  // Bit(step) or 0
-  uint64_t all_rays[kNumSquares];                  // union of the 8 rays
+  uint64_t diagonal_rays[kNumSquares];             // union of the 4 diagonal rays
+  int8_t direction[kNumSquares][kNumSquares];      // [from][to]: d with to in ray[d][from], or -1
   uint64_t diagonal_step[kNumSquares];             // king moves and captures
   uint64_t vertical_step[kNumSquares];             // king's non-capturing (0, +-2) steps
   uint64_t orthogonal_step[kNumSquares];           // frog steps
@@ -94,6 +95,9 @@ struct BoardTables {
 
 constexpr BoardTables MakeBoardTables() {
   BoardTables t{};
+  for (int from = 0; from < kNumSquares; ++from) {
+    for (int to = 0; to < kNumSquares; ++to) t.direction[from][to] = -1;
+  }
   for (int square = 0; square < kNumSquares; ++square) {
     const int file = FileOf(square), rank = RankOf(square);
     for (int d = 0; d < kNumDirections; ++d) {
@@ -104,9 +108,10 @@ constexpr BoardTables MakeBoardTables() {
         const int s = SquareAt(file + k * kDirDx[d], rank + k * kDirDy[d]);
         if (s == kNoSquare) break;
         ray |= Bit(s);
+        t.direction[square][s] = int8_t(d);
       }
       t.ray[d][square] = ray;
-      t.all_rays[square] |= ray;
+      if (d < 4) t.diagonal_rays[square] |= ray;
       if (d < 4) {
         t.diagonal_step[square] |= t.adjacent[d][square];
         t.guard[square] |= t.adjacent[d][square];

@@ -49,7 +49,7 @@ void ExpectTheTensorsCount(const std::string& preset) {
 
 TEST(ForwardFlopsTest, CountsEveryWeightOfTheNetOncePerUse) {
   ExpectTheTensorsCount<chaco_rex::ChacoRexGame>("tiny");
-  ExpectTheTensorsCount<chaco_rex::ChacoRexGame>("small");  // squeeze-excitation
+  ExpectTheTensorsCount<chaco_rex::ChacoRexGame>("small");     // squeeze-excitation
   ExpectTheTensorsCount<chad::ChadGame>("b3c16-gpool-vpool");  // global pooling, pooled value
   ExpectTheTensorsCount<draughts::DraughtsGame>("tiny-fc");
   ExpectTheTensorsCount<cuarenta::CuarentaGame>("small-fc");

@@ -1,10 +1,10 @@
 // The runner's forward-pass options (nets/net_runner.h): the padded batch sizes of the GPU path,
 // the legal-moves policy and the CPU blocks, which must give the dense head's outputs, the choice
-// of bf16 from the CPU's flags, and the channels-last layout, which must give the NCHW outputs (checked here on the CPU, where
-// LibTorch runs the same layouts; the CUDA graphs have their own check at capture time). And the
-// parts of the GPU path that need no device: a CPU runner (and the GPU evaluator on the CPU)
-// refusing the device-only calls by name, a missing device, the capture lock that cannot starve a
-// capture, and the CUDA graphs' process-wide failure rule.
+// of bf16 from the CPU's flags, and the channels-last layout, which must give the NCHW outputs
+// (checked here on the CPU, where LibTorch runs the same layouts; the CUDA graphs have their own
+// check at capture time). And the parts of the GPU path that need no device: a CPU runner (and the
+// GPU evaluator on the CPU) refusing the device-only calls by name, a missing device, the capture
+// lock that cannot starve a capture, and the CUDA graphs' process-wide failure rule.
 
 #include "nets/net_runner.h"
 
@@ -93,12 +93,14 @@ TEST(NetRunnerLayoutTest, ChannelsLastGivesTheNchwOutputs) {
 TEST(NetRunnerLayoutTest, TuningNamesTheLayout) {
   const NetFile net = FreshNetForGame<draughts::DraughtsGame>("tiny", 1);
   // kAuto on the CPU; the tiny net's 16 channels give blocks of 64 (AutoCpuBlock).
-  EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32").tuning(), "NCHW, policy at legal moves, blocks of 64");
-  EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32",
-                      {.layout = RunnerOptions::Layout::kChannelsLast, .legal_policy = false,
-                       .cpu_block = 3})
-                .tuning(),
-            "channels-last, dense policy, blocks of 3");
+  EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32").tuning(),
+            "NCHW, policy at legal moves, blocks of 64");
+  EXPECT_EQ(
+      NetRunner(
+          net, "n", "cpu", "fp32",
+          {.layout = RunnerOptions::Layout::kChannelsLast, .legal_policy = false, .cpu_block = 3})
+          .tuning(),
+      "channels-last, dense policy, blocks of 3");
   EXPECT_EQ(ErrorOf([&] { NetRunner(net, "n", "cpu", "fp32", {.cpu_block = -1}); }),
             "CPU block size -1 is negative");
 }
@@ -177,15 +179,15 @@ void ExpectLegalPolicyMatchesDense(const std::string& preset) {
     }
     offsets.push_back(int32_t(actions.size()));
   }
-  const std::vector<float> dense =
-      RunOutputs(net, {.legal_policy = false, .cpu_block = kBatch}, planes, kBatch, offsets, actions);
+  const std::vector<float> dense = RunOutputs(net, {.legal_policy = false, .cpu_block = kBatch},
+                                              planes, kBatch, offsets, actions);
   float spread = 0.0f;
   for (const float x : dense) spread = std::max(spread, std::abs(x - dense[0]));
   EXPECT_GT(spread, 1e-3f);  // the outputs differ among themselves: the comparison means something
   for (const auto& [legal, block] : std::vector<std::pair<bool, int>>{
            {true, kBatch}, {true, 1}, {true, 8}, {true, 0}, {false, 5}}) {
-    const std::vector<float> got = RunOutputs(
-        net, {.legal_policy = legal, .cpu_block = block}, planes, kBatch, offsets, actions);
+    const std::vector<float> got = RunOutputs(net, {.legal_policy = legal, .cpu_block = block},
+                                              planes, kBatch, offsets, actions);
     ASSERT_EQ(got.size(), dense.size());
     for (size_t i = 0; i < got.size(); ++i) {
       ASSERT_NEAR(got[i], dense[i], 1e-4f * (1.0f + std::abs(dense[i])))
@@ -215,9 +217,15 @@ TEST(NetRunnerLegalPolicyTest, AnEntryWithoutRequestsStillGetsItsValue) {
 
 TEST(AutoCpuBlockTest, ADoublingOfChannelsHalvesTheBlock) {
   NetArchitecture a;
-  for (const auto& [channels, block] :
-       std::vector<std::pair<int, int>>{{1, 256}, {4, 256}, {8, 128}, {16, 64}, {24, 32},
-                                        {32, 32}, {128, 8}, {256, 4}, {1024, 1}}) {
+  for (const auto& [channels, block] : std::vector<std::pair<int, int>>{{1, 256},
+                                                                        {4, 256},
+                                                                        {8, 128},
+                                                                        {16, 64},
+                                                                        {24, 32},
+                                                                        {32, 32},
+                                                                        {128, 8},
+                                                                        {256, 4},
+                                                                        {1024, 1}}) {
     a.channels = channels;
     EXPECT_EQ(AutoCpuBlock(a), block) << channels;
   }
@@ -229,7 +237,7 @@ TEST(CpuHasNativeBf16Test, TheFirstFlagsLineDecides) {
   EXPECT_TRUE(CpuInfoHasNativeBf16("flags : avx512_bf16"));  // last word, no newline
   EXPECT_FALSE(CpuInfoHasNativeBf16("flags : fpu avx avx2 fma\nflags : avx512_bf16\n"));
   EXPECT_FALSE(CpuInfoHasNativeBf16("flags : fpu avx512_bf16x avx512_bf\n"));  // whole words
-  EXPECT_FALSE(CpuInfoHasNativeBf16("model name : avx512_bf16\n"));  // not a flags line
+  EXPECT_FALSE(CpuInfoHasNativeBf16("model name : avx512_bf16\n"));            // not a flags line
   EXPECT_FALSE(CpuInfoHasNativeBf16(""));
   // Whatever this machine says, "auto" on the CPU follows it.
   const NetFile net = FreshNetForGame<draughts::DraughtsGame>("tiny", 1);

@@ -37,7 +37,7 @@ TYPED_TEST_SUITE(TorchEvaluatorTest, vz::testing::AllGameTypes, vz::testing::Gam
 TYPED_TEST(TorchEvaluatorTest, PriorsCoverOnlyLegalMovesAndBatchingChangesNothing) {
   using G = TypeParam;
   const NetFile net = FreshNetForGame<G>("tiny", 11);
-  TorchEvaluator<G> evaluator(net, "fresh", "cpu", "auto", 4);
+  TorchEvaluator<G> evaluator(net, "fresh", "cpu", "fp32", 4);
   EXPECT_EQ(evaluator.runner().precision(), "fp32");
   EvalBatch<G> batch;
   FillBatch(batch, 24, 5);
@@ -109,9 +109,9 @@ TYPED_TEST(TorchEvaluatorTest, PriorsAreTheMaskedSoftmaxOfTheFullPolicy) {
 // on this commit: at most 0.015 and 0.024 (Chad; docs/performance.md).
 TYPED_TEST(TorchEvaluatorTest, Bf16MovesPriorsAndValuesByLessThanTheTolerance) {
   using G = TypeParam;
-  const std::filesystem::path net_path = std::filesystem::path(VZ_TEST_DATA_DIR).parent_path()
-                                             .parent_path() / "models" /
-                                         (std::string(G::kName) + ".vznet");
+  const std::filesystem::path net_path =
+      std::filesystem::path(VZ_TEST_DATA_DIR).parent_path().parent_path() / "models" /
+      (std::string(G::kName) + ".vznet");
   if (!std::filesystem::exists(net_path)) GTEST_SKIP() << "no " << net_path << " here";
   const NetFile net = ReadNetFile(net_path.string());
   TorchEvaluator<G> fp32(net, "shipped", "cpu", "fp32", 0);
@@ -132,8 +132,7 @@ TYPED_TEST(TorchEvaluatorTest, Bf16MovesPriorsAndValuesByLessThanTheTolerance) {
   this->RecordProperty("max_prior_change", std::to_string(prior_change));
   this->RecordProperty("max_value_change", std::to_string(value_change));
   std::printf("%s: bf16 moves priors by at most %.4f, values by at most %.4f\n",
-              std::string(G::kName).c_str(),
-              prior_change, value_change);
+              std::string(G::kName).c_str(), prior_change, value_change);
   EXPECT_LE(prior_change, 0.03);
   EXPECT_LE(value_change, 0.05);
   EXPECT_GT(prior_change, 0.0);  // bf16 really ran: some prior moved

@@ -89,8 +89,7 @@ TrainingBatch SpreadTargets(TrainingBatch set, int num_actions, uint64_t seed) {
 // dense head's masked softmax: the same metrics, and the same weights after a few SGD steps.
 template <Game G>
 void ExpectTheLegalMovesLossIsTheDenseHeads(const char* preset) {
-  const TrainingBatch set =
-      SpreadTargets(FixedSet<G>(24, 3), InputEncoding<G>::kNumActions, 5);
+  const TrainingBatch set = SpreadTargets(FixedSet<G>(24, 3), InputEncoding<G>::kNumActions, 5);
   TrainerOptions options;
   options.legal_policy = false;
   Trainer dense(FreshNetForGame<G>(preset, 2), options);
