@@ -274,6 +274,13 @@ PolicyValueNet MakeFreshNet(const NetArchitecture& architecture, uint64_t seed) 
   return PolicyValueNet(architecture);
 }
 
+std::optional<torch::Dtype> PrecisionDtype(std::string_view precision) {
+  if (precision == "fp32") return torch::kFloat32;
+  if (precision == "fp16") return torch::kFloat16;
+  if (precision == "bf16") return torch::kBFloat16;
+  return std::nullopt;
+}
+
 torch::Device ParseDevice(const std::string& device) {
   if (device == "cpu") return torch::Device(torch::kCPU);
   if (device == "cuda" || device.starts_with("cuda:")) {

@@ -21,7 +21,9 @@
 
 #include <torch/nn.h>
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nets/net_architecture.h"
@@ -143,6 +145,10 @@ void ImportTensors(PolicyValueNet& net, const NetFile& file, std::string_view so
 
 // A network with fresh weights (PyTorch's default initialisation, seeded by `seed`).
 PolicyValueNet MakeFreshNet(const NetArchitecture& architecture, uint64_t seed);
+
+// The tensor type of a precision name: "fp32" float32, "fp16" float16, "bf16" bfloat16; nullopt
+// for any other name (the callers say what they accept).
+std::optional<torch::Dtype> PrecisionDtype(std::string_view precision);
 
 // Parses "cpu", "cuda", "cuda:N". Throws vz::Error naming the string if it is not a device or
 // names a CUDA device that is not present.

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/core/position_text.h"
 #include "nets/torch_backend.h"
 
 namespace vz::nets {
@@ -34,21 +35,11 @@ double MatmulGflops(const std::string& precision, int size, double seconds) {
 }
 
 bool CpuInfoHasNativeBf16(std::string_view cpuinfo) {
-  for (size_t begin = 0; begin < cpuinfo.size();) {
-    size_t end = cpuinfo.find('\n', begin);
-    if (end == std::string_view::npos) end = cpuinfo.size();
-    const std::string_view line = cpuinfo.substr(begin, end - begin);
-    begin = end + 1;
-    if (!line.starts_with("flags")) continue;
+  for (const std::string_view line : SplitAt(cpuinfo, '\n')) {
     const size_t colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    std::string_view flags = line.substr(colon + 1);
-    while (!flags.empty()) {
-      const size_t space = flags.find_first_of(" \t");
-      const std::string_view flag = flags.substr(0, space);
+    if (!line.starts_with("flags") || colon == std::string_view::npos) continue;
+    for (const std::string_view flag : SplitBlanks(line.substr(colon + 1))) {
       if (flag == "avx512_bf16" || flag == "amx_bf16") return true;
-      if (space == std::string_view::npos) break;
-      flags.remove_prefix(space + 1);
     }
     return false;  // the first CPU's flags decide
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "nets/model.h"
 #include "nets/torch_impl.h"
 
 namespace vz::nets::torch_impl {
@@ -21,9 +22,8 @@ class LibTorchBackend final : public TorchBackend {
   int CpuThreads() override { return torch::get_num_threads(); }
 
   double MatmulGflops(const std::string& precision, int size, double seconds) override {
-    const torch::Dtype dtype = precision == "bf16"   ? torch::kBFloat16
-                               : precision == "fp16" ? torch::kFloat16
-                                                     : torch::kFloat32;
+    // The name was checked by nets::MatmulGflops (fp32, bf16 or fp16).
+    const torch::Dtype dtype = PrecisionDtype(precision).value_or(torch::kFloat32);
     torch::InferenceMode inference;
     const torch::Tensor a = torch::rand({size, size}).to(dtype);
     const torch::Tensor b = torch::rand({size, size}).to(dtype);

@@ -39,15 +39,11 @@ class TorchNetRunner final : public NetRunner::Impl {
     const bool cuda = device_.is_cuda();
     const std::string chosen =
         precision == "auto" ? (cuda || CpuHasNativeBf16() ? "bf16" : "fp32") : precision;
-    if (chosen == "fp32") {
-      dtype_ = torch::kFloat32;
-    } else if (chosen == "fp16") {
-      dtype_ = torch::kFloat16;
-    } else if (chosen == "bf16") {
-      dtype_ = torch::kBFloat16;
-    } else {
+    const std::optional<torch::Dtype> dtype = PrecisionDtype(chosen);
+    if (!dtype) {
       throw Error(fmt::format("precision '{}': expected auto, fp32, fp16 or bf16", precision));
     }
+    dtype_ = *dtype;
     precision_ = chosen;
     source_ = std::string(source);
     legal_policy_ = options.legal_policy && !cuda;  // RunDevice and CUDA runners stay dense
@@ -259,33 +255,27 @@ class TorchNetRunner final : public NetRunner::Impl {
   void RunBlock(const float* planes, int count, const int32_t* offsets, const int32_t* actions,
                 float* logits, float* wdl) {
     const int64_t base = offsets[0], total = offsets[count] - offsets[0];
-    const int64_t num_actions = net_->architecture.num_actions;
+    // Each request's batch entry (in the block) and action, on the device.
+    std::vector<int64_t> rows(static_cast<size_t>(total)), wanted(static_cast<size_t>(total));
+    for (int i = 0; i < count; ++i) {
+      for (int32_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+        rows[size_t(k - base)] = i;
+        wanted[size_t(k - base)] = actions[k];
+      }
+    }
+    const torch::Tensor row_index =
+        torch::from_blob(rows.data(), {total}, torch::kInt64).to(device_);
+    const torch::Tensor action_index =
+        torch::from_blob(wanted.data(), {total}, torch::kInt64).to(device_);
     torch::Tensor gathered, value;
     if (legal_policy_) {
-      std::vector<int64_t> rows(static_cast<size_t>(total)), wanted(static_cast<size_t>(total));
-      for (int i = 0; i < count; ++i) {
-        for (int32_t k = offsets[i]; k < offsets[i + 1]; ++k) {
-          rows[size_t(k - base)] = i;
-          wanted[size_t(k - base)] = actions[k];
-        }
-      }
-      const torch::Tensor input = Input(planes, count);
-      const auto [policy, wdl_logits] = net_->ForwardActions(
-          input, torch::from_blob(rows.data(), {total}, torch::kInt64).to(device_),
-          torch::from_blob(wanted.data(), {total}, torch::kInt64).to(device_));
+      const auto [policy, wdl_logits] =
+          net_->ForwardActions(Input(planes, count), row_index, action_index);
       gathered = policy.to(torch::kCPU, torch::kFloat32).contiguous();
       value = torch::softmax(wdl_logits.to(torch::kFloat32), 1).to(torch::kCPU).contiguous();
     } else {
       auto [policy, probabilities] = Forward(planes, count);
-      // Flat indices row * num_actions + action, gathered on the device.
-      std::vector<int64_t> flat(static_cast<size_t>(total));
-      for (int i = 0; i < count; ++i) {
-        for (int32_t k = offsets[i]; k < offsets[i + 1]; ++k) {
-          flat[size_t(k - base)] = int64_t(i) * num_actions + actions[k];
-        }
-      }
-      const torch::Tensor index = torch::from_blob(flat.data(), {total}, torch::kInt64).to(device_);
-      gathered = policy.reshape({-1}).index_select(0, index).to(torch::kCPU).contiguous();
+      gathered = policy.index({row_index, action_index}).to(torch::kCPU).contiguous();
       value = probabilities.to(torch::kCPU).contiguous();
     }
     std::memcpy(logits + base, gathered.data_ptr<float>(), size_t(total) * sizeof(float));
