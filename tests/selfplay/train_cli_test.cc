@@ -337,12 +337,19 @@ TEST_F(TrainCliTest, StrengthIsMeasuredInsideTheRunAndNoGatingPromotesEveryCandi
 
 // A warm start: the alpha-beta games are the run's first chunks (worker "warmstart"), counted in
 // the metrics, the nets say what they were taught, and the measured player searches with leaf
-// quiescence (evaluation.leaf_quiescence); a resumed run plays no warm-start game again.
+// quiescence (evaluation.leaf_quiescence); a resumed run plays no warm-start game again. No gating
+// (as in the warm-started demo presets): the step-6 net becomes the best net whatever a 2-game
+// gate would have said, so that best.vznet is a trained, warm-started net and not, by the chance
+// of a gate's games, the fresh initial one.
 TEST_F(TrainCliTest, WarmStartGamesComeFirstAndTheNetsSaySo) {
   const fs::path run = dir_ / "run";
-  const std::vector<std::string> settings = {
-      "warm_start.player=alphabeta:1", "warm_start.games=6", "warm_start.random_opening_plies=2",
-      "evaluation.games=2", "evaluation.simulations=4", "evaluation.leaf_quiescence=true"};
+  const std::vector<std::string> settings = {"warm_start.player=alphabeta:1",
+                                             "warm_start.games=6",
+                                             "warm_start.random_opening_plies=2",
+                                             "evaluation.games=2",
+                                             "evaluation.simulations=4",
+                                             "evaluation.leaf_quiescence=true",
+                                             "gating.mode=none"};
   const Execution done = RunVzero(testing::TinyTrainRun(run.string(), 6, settings));
   ASSERT_EQ(done.status, 0) << done.output;
   int warm_games = 0;
