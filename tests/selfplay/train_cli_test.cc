@@ -48,19 +48,38 @@ std::vector<std::string> TinyRun(const std::string& run_dir, int steps) {
 }
 
 // Game numbers of every finished game on disk (chunks and pending files); fails on a duplicate.
+// The run's games as its resume sees them: those in chunks, then the finished games in
+// records/pending that no chunk holds yet. A kill between writing a chunk and deleting its games'
+// single files leaves both on disk (the resume deletes the single files), so a pending file whose
+// game is in a chunk is not a second game; StrayPendingGames counts those.
 std::multiset<uint64_t> GameIndices(const fs::path& run_dir) {
   std::multiset<uint64_t> indices;
-  for (const fs::path& dir : {run_dir / "records", run_dir / "records" / "pending"}) {
-    for (const std::string& path : ListRecordChunks(dir.string())) {
-      try {
-        for (const proto::GameRecord& record : ReadRecordChunk(path))
-          indices.insert(record.index());
-      } catch (const std::exception&) {
-        // corrupted on purpose in one test
-      }
+  const auto read = [](const std::string& path) {
+    try {
+      return ReadRecordChunk(path);
+    } catch (const std::exception&) {
+      return std::vector<proto::GameRecord>();  // corrupted on purpose in one test
     }
-  }
+  };
+  for (const std::string& path : ListRecordChunks((run_dir / "records").string()))
+    for (const proto::GameRecord& record : read(path)) indices.insert(record.index());
+  const std::set<uint64_t> chunked(indices.begin(), indices.end());
+  for (const std::string& path : ListRecordChunks((run_dir / "records" / "pending").string()))
+    for (const proto::GameRecord& record : read(path))
+      if (chunked.count(record.index()) == 0) indices.insert(record.index());
   return indices;
+}
+
+// Pending single files whose game is already in a chunk: only a kill leaves them.
+int StrayPendingGames(const fs::path& run_dir) {
+  std::set<uint64_t> chunked;
+  for (const std::string& path : ListRecordChunks((run_dir / "records").string()))
+    for (const proto::GameRecord& record : ReadRecordChunk(path)) chunked.insert(record.index());
+  int stray = 0;
+  for (const std::string& path : ListRecordChunks((run_dir / "records" / "pending").string()))
+    for (const proto::GameRecord& record : ReadRecordChunk(path))
+      stray += int(chunked.count(record.index()));
+  return stray;
 }
 
 bool Unique(const std::multiset<uint64_t>& indices) {
@@ -402,6 +421,7 @@ TEST_F(TrainCliTest, KilledRunResumesWithoutLosingOrRepeatingGames) {
   EXPECT_TRUE(Unique(after));
   for (uint64_t index : before) EXPECT_EQ(after.count(index), 1u) << "game " << index;
   EXPECT_EQ(State(run)["step"], step_before + 6);
+  EXPECT_EQ(StrayPendingGames(run), 0);
 }
 
 TEST_F(TrainCliTest, SigtermStopsCleanly) {
