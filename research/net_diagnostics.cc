@@ -181,21 +181,6 @@ std::vector<typename G::Position> SamplePositions(Evaluator<G>& evaluator,
   return positions;
 }
 
-// Alpha-beta's score (centipawns, the mover's view) of `move` in `p`: a `depth`-ply search of the
-// position after it, or the result of a game it ends.
-template <Game G>
-int JudgeMove(AlphaBeta<G>& search, const typename G::Position& p, Move move, int depth) {
-  typename G::Position child = p;
-  G::ApplyMove(child, move);
-  const GameState<G> state(child);
-  const Outcome outcome = state.outcome();
-  if (outcome.IsTerminal()) {
-    if (outcome.status == Status::kDraw) return 0;
-    return outcome.status == WinFor(G::SideToMove(p)) ? kMateScore : -kMateScore;
-  }
-  return -search.Search(state, depth).score;
-}
-
 }  // namespace
 
 template <Game G>

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/alphabeta/alphabeta.h"
+#include "engine/core/game_state.h"
 #include "engine/search/evaluator.h"
 #include "research/statistics.h"
 
@@ -79,5 +81,21 @@ std::string FormatNetDiagnostics(const NetDiagnostics& diagnostics, const std::s
 // when there is no such piece. The result is not checked: the caller parses it.
 template <Game G>
 std::string WithoutPiece(const std::string& fen, int color, int kind, int index);
+
+// Alpha-beta's score of `move` in `p`, in centipawns from the mover's view: minus a `depth`-ply
+// search (with quiescence) of the position after it, or the result of a game the move ends
+// (+-kMateScore, 0 for a draw). `search` keeps its transposition table between calls.
+template <Game G>
+int JudgeMove(AlphaBeta<G>& search, const typename G::Position& p, Move move, int depth) {
+  typename G::Position child = p;
+  G::ApplyMove(child, move);
+  const GameState<G> state(child);
+  const Outcome outcome = state.outcome();
+  if (outcome.IsTerminal()) {
+    if (outcome.status == Status::kDraw) return 0;
+    return outcome.status == WinFor(G::SideToMove(p)) ? kMateScore : -kMateScore;
+  }
+  return -search.Search(state, depth).score;
+}
 
 }  // namespace vz::research

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <random>
 #include <unordered_map>
 #include <vector>
 
@@ -288,6 +290,47 @@ double SpearmanCorrelation(std::span<const double> x, std::span<const double> y)
   }
   const std::vector<double> rx = Ranks(x), ry = Ranks(y);
   return PearsonInterval(rx, ry).value;
+}
+
+bool IntervalsDisjoint(const Interval& a, const Interval& b) {
+  for (double x : {a.low, a.high, b.low, b.high}) {
+    if (!std::isfinite(x)) return false;
+  }
+  return a.high < b.low || b.high < a.low;
+}
+
+Interval BootstrapInterval(int64_t units,
+                           const std::function<double(std::span<const int64_t>)>& statistic,
+                           int resamples, uint64_t seed) {
+  if (resamples < 100) {
+    throw Error(fmt::format("bootstrap: {} resamples are too few (at least 100)", resamples));
+  }
+  constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+  if (units <= 0) return {kNan, kNan, kNan};
+  std::vector<int64_t> sample(size_t(units), 0);
+  std::iota(sample.begin(), sample.end(), int64_t{0});
+  Interval result;
+  result.value = statistic(sample);
+  std::mt19937_64 generator(seed);
+  std::uniform_int_distribution<int64_t> pick(0, units - 1);
+  std::vector<double> values;
+  values.reserve(size_t(resamples));
+  for (int r = 0; r < resamples; ++r) {
+    for (int64_t& unit : sample) unit = pick(generator);
+    const double value = statistic(sample);
+    if (std::isfinite(value)) values.push_back(value);
+  }
+  if (values.empty()) return {result.value, kNan, kNan};
+  std::sort(values.begin(), values.end());
+  const auto quantile = [&](double q) {
+    const double at = q * double(values.size() - 1);
+    const size_t below = size_t(std::floor(at));
+    const size_t above = std::min(values.size() - 1, below + 1);
+    return values[below] + (at - double(below)) * (values[above] - values[below]);
+  };
+  result.low = quantile(0.025);
+  result.high = quantile(0.975);
+  return result;
 }
 
 double EntropyBits(std::span<const int64_t> counts) {

@@ -15,6 +15,7 @@
 // X^T diag(p (1 - p)) X and u_g the score sum_{i in g} x_i (y_i - p_i) of game g's rows.
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -77,6 +78,18 @@ Interval PearsonInterval(std::span<const double> x, std::span<const double> y);
 // Spearman's rank correlation of x and y (Pearson's of their ranks, ties given their mean rank).
 // NaN as PearsonInterval. Throws vz::Error on unequal sizes.
 double SpearmanCorrelation(std::span<const double> x, std::span<const double> y);
+
+// True when both intervals are finite and do not overlap: the two estimates differ beyond their
+// 95% intervals.
+bool IntervalsDisjoint(const Interval& a, const Interval& b);
+
+// The statistic of `units` units (games) with its 95% percentile-bootstrap interval: `statistic`
+// gets the indices of a sample of the units (the original sample first, then `resamples` drawn
+// with replacement by a generator seeded with `seed`) and returns a number; non-finite
+// resamples are dropped. All NaN with no units. Throws vz::Error for resamples < 100.
+Interval BootstrapInterval(int64_t units,
+                           const std::function<double(std::span<const int64_t>)>& statistic,
+                           int resamples, uint64_t seed);
 
 // Shannon entropy in bits of the distribution proportional to `counts` (0 when empty).
 double EntropyBits(std::span<const int64_t> counts);
