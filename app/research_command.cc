@@ -14,7 +14,8 @@ void AddResearchCommand(CLI::App& app) {
   auto config = std::make_shared<research::ResearchConfig>();
   CLI::App* command = app.add_subcommand(
       "research",
-      "Study a game with a trained net: balance, piece values, openings, game shape, example "
+      "Study a game with a trained net and an independent player: balance, the field's game "
+      "metrics, piece values by regression and imbalance matches, openings, game shape, example "
       "games (HTML report with plots, CSV, JSON, PGN/PDN)");
   command->add_option("--variant", config->variant, "Game name (default: the net's game)");
   command->add_option("--net", config->net_file,
@@ -73,7 +74,30 @@ void AddResearchCommand(CLI::App& app) {
       ->check(CLI::Range(0, 100000000));
   command->add_option("--examples", config->examples, "Example games shown")
       ->check(CLI::Range(0, 100));
+  command
+      ->add_option("--players", config->players,
+                   "Independent players studied beside the net, player specs (default "
+                   "alphabeta:2; 'none' for no other player)")
+      ->expected(1, 8);
+  command
+      ->add_option("--player-opening-plies", config->player_opening_plies,
+                   "Random plies opening each game of the independent players")
+      ->check(CLI::Range(0, 200));
+  command
+      ->add_option("--imbalance-games", config->imbalance_games,
+                   "Imbalance-match games per imbalance and player (0: none)")
+      ->check(CLI::Range(0, 1000000));
+  command
+      ->add_option("--imbalance-plies", config->imbalance_plies,
+                   "Random plies without a capture after the pieces are taken off")
+      ->check(CLI::Range(0, 200));
+  command
+      ->add_option("--decision-every", config->decision_every,
+                   "Judge a position every this many plies for the decision-moves metric (0: "
+                   "not measured)")
+      ->check(CLI::Range(0, 100000));
   command->callback([config, command] {
+    if (config->players.size() == 1 && config->players[0] == "none") config->players.clear();
     config->command = "vzero research";
     for (const CLI::Option* option : command->get_options()) {
       if (option->count() == 0 || option->get_name() == "--help") continue;

@@ -84,8 +84,9 @@ struct MatchGame {
   std::string record;       // PGN / PDN text
   std::string start;        // start position (G::FormatPosition): the pair's opening
   std::vector<Move> moves;  // [ply] every move from `start`, random opening plies included
-  // [ply] White's view (W - L in [-1, 1]) of the root value of the search that chose moves[ply];
-  // NaN for plies no MCTS search chose (opening plies, random and alpha-beta players).
+  // [ply] White's view (W - L in [-1, 1]) of the value of the search that chose moves[ply]
+  // (Player::LastValue: an MCTS root value, or alpha-beta's score by ScoreToValue); NaN for
+  // opening plies and the random player's.
   std::vector<float> values;
 };
 

@@ -79,12 +79,6 @@ bool GameOver(const GameState<G>& game, size_t opening_plies, const MatchConfig&
          int(game.moves().size() - opening_plies) >= config.max_plies;
 }
 
-// The root value (White's view) of the move `mover` has just chosen; NaN for a non-MCTS player.
-template <Game G>
-float MoverValue(Player<G>& mover) {
-  const SearchPlayer<G>* search = mover.AsSearchPlayer();
-  return search == nullptr ? std::numeric_limits<float>::quiet_NaN() : search->RootValue();
-}
 
 // Plays game `index` of a match from `opening`, each player searching alone.
 template <Game G>
@@ -100,7 +94,7 @@ MatchGame PlayGame(const GameState<G>& opening, Player<G>& white, Player<G>& bla
     if (config.stop != nullptr && config.stop->load()) throw MatchStopped();
     Player<G>& mover = G::SideToMove(game.position()) == Color::kWhite ? white : black;
     const Move move = mover.ChooseMove(game);
-    values.push_back(MoverValue(mover));
+    values.push_back(mover.LastValue());
     game.Play(move);
   }
   return FinishGame(game, opening_plies, config, player1_white, index, values);
@@ -214,7 +208,7 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
       SearchPlayer<G>* search = mover.AsSearchPlayer();
       if (search == nullptr) {
         slot.game.Play(mover.ChooseMove(slot.game));
-        slot.values.push_back(std::numeric_limits<float>::quiet_NaN());
+        slot.values.push_back(mover.LastValue());
         continue;
       }
       if (!slot.searching) {
@@ -223,7 +217,7 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
       }
       if (!search->Done()) return;
       const Move move = search->EndMove(slot.game);
-      slot.values.push_back(search->RootValue());
+      slot.values.push_back(search->LastValue());
       slot.game.Play(move);
       slot.searching = false;
     }

@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -64,6 +65,9 @@ class Player {
   virtual Move ChooseMove(const GameState<G>& state) = 0;
   // This player as an MCTS player whose search can be driven step by step; null for the others.
   virtual SearchPlayer<G>* AsSearchPlayer() { return nullptr; }
+  // The value its search gave the position of the last ChooseMove, White's view, W - L in
+  // [-1, 1]; NaN for a player without one (random). The MCTS players answer RootValue().
+  virtual float LastValue() const { return std::numeric_limits<float>::quiet_NaN(); }
 };
 
 // The budgets of the spec grammar: `net:default` alone (the UCI engine's default Nodes), the
@@ -128,12 +132,17 @@ class AlphaBetaPlayer final : public Player<G> {
     } else {
       result = search_.Search(state, depth_);
     }
+    // The score is the mover's: alpha-beta's centipawns as a value (ScoreToValue).
+    const float value = ScoreToValue(result.score);
+    last_value_ = G::SideToMove(state.position()) == Color::kWhite ? value : -value;
     return result.best_move == kNullMove ? state.legal_moves()[0] : result.best_move;
   }
+  float LastValue() const override { return last_value_; }
 
  private:
   int depth_;
   int64_t move_time_ms_;
+  float last_value_ = std::numeric_limits<float>::quiet_NaN();
   AlphaBeta<G> search_{int64_t{1} << 17};
 };
 
@@ -189,6 +198,7 @@ class SearchPlayer : public Player<G> {
     return EndMove(state);
   }
   SearchPlayer<G>* AsSearchPlayer() override { return this; }
+  float LastValue() const override { return RootValue(); }
 
   // Starts the search of the move in `state` (ongoing; NewGame was called).
   void BeginMove(const GameState<G>& state) {

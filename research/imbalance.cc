@@ -152,7 +152,7 @@ ImbalanceStudy StudyImbalances(const std::vector<Imbalance>& imbalances,
     std::map<int64_t, std::vector<double>> pairs;  // pair -> the advantaged side's scores
     std::map<int64_t, int64_t> clusters;
     for (const StudyGame* game : games) {
-      if (game->label != row.name) continue;
+      if (game->label != row.name && !game->label.ends_with(": " + row.name)) continue;
       const PieceCounts counts = PieceTraits<G>::Count(G::ParsePosition(game->start));
       std::array<int, kMaxPieceKinds> difference{};
       for (int kind = 0; kind < PieceTraits<G>::kKinds; ++kind) {

@@ -85,8 +85,8 @@ struct ImbalanceStudy {
   PieceValueFit fit;  // the logistic model over all the games (rows: games, clusters: pairs)
 };
 
-// The study of `games`, each labelled with its imbalance's name (StudyGame::label) and started
-// from its opening (StudyGame::start); games 2k and 2k+1 of a label form a pair (arena/match.h).
+// The study of `games` of one player, each labelled with its imbalance's name (StudyGame::label:
+// the name, or any prefix, ": " and the name) and started from its opening (StudyGame::start); games 2k and 2k+1 of a label form a pair (arena/match.h).
 // Rows in the order of `imbalances`.
 template <Game G>
 ImbalanceStudy StudyImbalances(const std::vector<Imbalance>& imbalances,

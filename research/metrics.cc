@@ -151,7 +151,10 @@ GameMetrics MeasureGames(const std::vector<const StudyGame*>& games, const std::
     draws += game.status == Status::kDraw;
     rule_draws += game.status == Status::kDraw && !adjudicated;
     lengths.push_back(double(game.moves.size()));
-    leads.push_back(LeadChanges(game.values, config.lead_threshold));
+    if (std::any_of(game.values.begin(), game.values.end(),
+                    [](float value) { return std::isfinite(value); })) {
+      leads.push_back(LeadChanges(game.values, config.lead_threshold));
+    }
     const double change = MeanValueChange(game.values);
     if (std::isfinite(change)) changes.push_back(change);
   }
@@ -230,7 +233,7 @@ GameMetrics MeasureGames(const std::vector<const StudyGame*>& games, const std::
        fmt::format("times a game's leader changes (the search value passing +-{:.2f}), per game "
                    "(normal 95%)",
                    config.lead_threshold),
-       MeanInterval(leads), n});
+       MeanInterval(leads), int64_t(leads.size())});
   result.metrics.push_back(
       {"stability", "stability",
        "mean |change| of the search value (W - L, White's view) from one searched ply to the "

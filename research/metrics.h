@@ -17,6 +17,7 @@
 //                          interval over games), and its curve over the game (per 10 plies)
 //   lead changes           times a game's leader changes: the searches' value (White's view)
 //                          crossing from above +threshold to below -threshold or back, per game
+//                          with values (a player without values, e.g. random, has none)
 //   stability              mean |change| of the searches' value from one searched ply to the
 //                          next, per game (lower: steadier games)
 //   decision moves         share of the sampled positions (every `decision_every` plies, more

@@ -258,7 +258,7 @@ NetDiagnostics DiagnoseNet(Evaluator<G>& evaluator, const NetDiagnosticsConfig& 
     }
     result.losing_moves += chosen < best - config.blunder_margin;
     net_values.push_back(before.values[i]);
-    search_values.push_back(2.0 / (1.0 + std::pow(10.0, -double(best) / 400.0)) - 1.0);
+    search_values.push_back(ScoreToValue(best));
   }
   result.judged_moves = int64_t(positions.size());
   result.pearson = PearsonInterval(net_values, search_values);

@@ -67,11 +67,16 @@ class Writer {
         EscapeXml(r_.variant), kStyle);
     html += Settings();
     html +=
-        "<nav><a href=\"#balance\">Balance</a><a href=\"#piece-values\">Piece values</a>"
+        "<nav><a href=\"#balance\">Balance</a><a href=\"#metrics\">Game metrics</a>"
+        "<a href=\"#piece-values\">Piece values</a><a href=\"#imbalances\">Imbalance "
+        "matches</a><a href=\"#players\">Two players</a>"
         "<a href=\"#openings\">Openings</a><a href=\"#game-shape\">Game shape</a>"
         "<a href=\"#examples\">Example games</a><a href=\"#files\">Files</a></nav>\n";
     html += Balance();
+    html += Metrics();
     html += PieceValues();
+    html += Imbalances();
+    html += Players();
     html += Openings();
     html += Shape();
     html += Examples();
@@ -199,6 +204,195 @@ class Writer {
     html += Figure("endings", BarPlot(categories, endings, options, true));
     html += "</div>\n</section>\n";
     return html;
+  }
+
+  // The field's metrics: one HTML column per group; metrics.csv one row per group and metric.
+  std::string Metrics() {
+    std::string html = "<section id=\"metrics\"><h2>Game metrics</h2>\n";
+    html +=
+        "<p class=\"note\">The measures of Ludii's game metrics (Browne 2008; Piette et al.) per "
+        "group of games, each with its 95% interval (research/metrics.h). The independent "
+        "players' games start after random plies, so their first-mover figures are those of "
+        "near-initial positions.</p>\n";
+    if (r_.metrics.empty()) return html + "<p>No games.</p>\n</section>\n";
+    std::vector<TableColumn> columns = {HtmlOnly("metric"), HtmlOnly("definition")};
+    for (const GameMetrics& group : r_.metrics) {
+      columns.push_back(HtmlOnly(fmt::format("{} ({} games)", group.label, group.games)));
+    }
+    Table wide(std::move(columns));
+    Table tall({Everywhere("group", "label"), Everywhere("metric", "metric"), DataOnly("name"),
+                {kData, "", "value", 3, 4, "low", "high"}, DataOnly("samples"),
+                DataOnly("definition")});
+    for (const Metric& metric : r_.metrics.front().metrics) {
+      std::vector<Cell> cells = {Cell::Text(metric.name), Cell::Text(metric.definition)};
+      for (const GameMetrics& group : r_.metrics) {
+        const Metric* found = FindMetric(group, metric.key);
+        cells.push_back(found != nullptr && std::isfinite(found->value.value)
+                            ? Cell::Of(found->value)
+                            : Cell::Empty());
+      }
+      wide.AddRow(std::move(cells));
+    }
+    Table branching({CsvOnly("label"), CsvOnly("plies_from"), CsvOnly("branching_factor")});
+    std::vector<PlotSeries> curves;
+    for (const GameMetrics& group : r_.metrics) {
+      for (const Metric& metric : group.metrics) {
+        tall.AddRow({Cell::Text(group.label), Cell::Text(metric.key), Cell::Text(metric.name),
+                     Cell::Of(metric.value), Cell::Integer(metric.samples),
+                     Cell::Text(metric.definition)});
+      }
+      PlotSeries curve{group.label, {}, {}, {}, {}};
+      for (size_t b = 0; b < group.branching_by_plies.size(); ++b) {
+        branching.AddRow({Cell::Text(group.label), Cell::Integer(int64_t(b) * 10),
+                          Cell::Real(group.branching_by_plies[b])});
+        curve.x.push_back(double(b) * 10);
+        curve.y.push_back(group.branching_by_plies[b]);
+      }
+      curves.push_back(curve);
+    }
+    html += wide.Html();
+    json_["metrics"] = tall.Json();
+    Save("metrics.csv", tall.Csv());
+    Save("branching.csv", branching.Csv());
+    PlotOptions options;
+    options.title = "Branching factor over the game (legal moves, per 10 plies)";
+    options.x_label = "ply";
+    options.y_label = "legal moves";
+    options.markers = false;
+    options.width = 520;
+    html += "<div class=\"figures\">\n" + Figure("branching", LinePlot(curves, options)) +
+            "</div>\n</section>\n";
+    return html;
+  }
+
+  std::string Imbalances() {
+    std::string html = "<section id=\"imbalances\"><h2>Imbalance matches</h2>\n";
+    html +=
+        "<p class=\"note\">H. G. Muller's method: games of a player against itself from the "
+        "start position with pieces taken off (one side lacks the first piece named, the other "
+        "the second, or nothing), either colour advantaged equally often, a few random plies "
+        "without a capture after (research/imbalance.h). The score is the advantaged side's, "
+        "the mean of the opening pairs with its 95% interval. The values come from the same "
+        "logistic model as the regression, fitted on the games' start material with one "
+        "pseudo-draw per imbalance and colour, standard errors clustered by pair; a sweep (all "
+        "games won) makes a value a lower bound. Below each player's fit, its values by the "
+        "two methods side by side; <b>differs</b> marks intervals that do not overlap.</p>\n";
+    if (r_.imbalances.empty()) return html + "<p>Not played (--imbalance-games 0).</p>\n</section>\n";
+    Table rows_csv({CsvOnly("player"), CsvOnly("imbalance"), CsvOnly("games"), CsvOnly("wins"),
+                    CsvOnly("draws"), CsvOnly("losses"),
+                    {kCsv, "", "score", 3, 4, "score_low", "score_high"}, CsvOnly("sweep")});
+    std::string fits_csv = PieceValueTable().CsvHeader();
+    Table methods_csv({CsvOnly("player"), CsvOnly("kind"),
+                       {kCsv, "", "regression", 3, 4, "regression_low", "regression_high"},
+                       {kCsv, "", "imbalance", 3, 4, "imbalance_low", "imbalance_high"},
+                       CsvOnly("baseline_relative"), CsvOnly("differs")});
+    json studies = json::array();
+    for (size_t p = 0; p < r_.imbalances.size(); ++p) {
+      const ImbalanceStudy& study = r_.imbalances[p];
+      html += "<h3>" + EscapeXml(study.player) + "</h3>\n";
+      Table table({HtmlOnly("imbalance"), HtmlOnly("games (W-D-L)"),
+                   HtmlOnly("advantaged side's score [95%]"), HtmlOnly("note"),
+                   {kJson, "", "imbalance"}, {kJson, "", "games"}, {kJson, "", "wins"},
+                   {kJson, "", "draws"}, {kJson, "", "losses"},
+                   {kJson, "", "score", 3, 4, "score_low", "score_high"}, {kJson, "", "sweep"}});
+      for (const ImbalanceRow& row : study.rows) {
+        const std::string games =
+            fmt::format("{} ({}-{}-{})", row.games, row.wins, row.draws, row.losses);
+        table.AddRow({Cell::Text(row.name), Cell::Text(games),
+                      row.games > 0 ? Cell::Of(row.score) : Cell::Empty(),
+                      Cell::Text(row.sweep ? "sweep: its value is a bound" : ""),
+                      Cell::Text(row.name), Cell::Integer(row.games), Cell::Integer(row.wins),
+                      Cell::Integer(row.draws), Cell::Integer(row.losses), Cell::Of(row.score),
+                      Cell::Bool(row.sweep)});
+        rows_csv.AddRow({Cell::Text(study.player), Cell::Text(row.name), Cell::Integer(row.games),
+                         Cell::Integer(row.wins), Cell::Integer(row.draws),
+                         Cell::Integer(row.losses), Cell::Of(row.score), Cell::Bool(row.sweep)});
+      }
+      html += table.Html();
+      const PieceValueFit& fit = study.fit;
+      Table fit_table = PieceValueTable();
+      for (const PieceValueRow& row : fit.rows) {
+        fit_table.AddRow(
+            {Cell::Text(fit.data), Cell::Text(row.kind),
+             Cell::Html(row.estimated ? FixedDigits(row.coefficient, 3) + " ± " +
+                                            FixedDigits(1.96 * row.standard_error, 3)
+                                      : "not played"),
+             Cell::Bool(row.estimated), Cell::Real(row.coefficient), Cell::Real(row.standard_error),
+             row.estimated ? Cell::Of(row.relative) : Cell::Empty(), Cell::Of(row.relative),
+             Cell::Real(row.baseline_relative), Cell::Integer(row.baseline),
+             Cell::Integer(row.baseline), Cell::Real(row.baseline_relative),
+             Cell::Integer(fit.positions), Cell::Integer(fit.games)});
+      }
+      fits_csv += fit_table.CsvRows();
+      html += fit.error.empty()
+                  ? fmt::format("<p>The fit: {} games in {} pairs; reference piece {}{}.</p>\n",
+                                fit.positions, fit.games, EscapeXml(fit.reference),
+                                fit.converged ? "" : "; <b>the iterations did not converge</b>") +
+                        fit_table.Html()
+                  : "<p>No fit: " + EscapeXml(fit.error) + "</p>\n";
+      Table methods({HtmlOnly("piece"), HtmlOnly("regression over positions [95%]"),
+                     HtmlOnly("imbalance matches [95%]"), HtmlOnly("baseline", 2),
+                     HtmlOnly("")});
+      if (p < r_.value_methods.size()) {
+        for (const ValueComparison& row : r_.value_methods[p].second) {
+          methods.AddRow({Cell::Text(row.kind),
+                          row.regression_estimated ? Cell::Of(row.regression) : Cell::Empty(),
+                          row.imbalance_estimated ? Cell::Of(row.imbalance) : Cell::Empty(),
+                          Cell::Real(row.baseline_relative),
+                          Cell::Text(row.differs ? "differs" : "")});
+          methods_csv.AddRow({Cell::Text(r_.value_methods[p].first), Cell::Text(row.kind),
+                              row.regression_estimated ? Cell::Of(row.regression) : Cell::Empty(),
+                              row.imbalance_estimated ? Cell::Of(row.imbalance) : Cell::Empty(),
+                              Cell::Real(row.baseline_relative), Cell::Bool(row.differs)});
+        }
+        html += "<p>Values by the two methods (" + EscapeXml(fit.reference) + " = 1):</p>\n" +
+                methods.Html();
+      }
+      studies.push_back({{"player", study.player},
+                         {"imbalances", table.Json()},
+                         {"fit", fit_table.Json()},
+                         {"games", fit.positions},
+                         {"pairs", fit.games},
+                         {"reference", fit.reference},
+                         {"converged", fit.converged},
+                         {"error", fit.error}});
+    }
+    json_["imbalances"] = studies;
+    Save("imbalances.csv", rows_csv.Csv());
+    Save("imbalance_values.csv", fits_csv);
+    Save("value_methods.csv", methods_csv.Csv());
+    return html + "</section>\n";
+  }
+
+  std::string Players() {
+    std::string html = "<section id=\"players\"><h2>Two players</h2>\n";
+    html +=
+        "<p class=\"note\">Each finding measured under the net (its largest budget) and under an "
+        "independent player; <b>depends on the player</b> marks a finding whose 95% intervals "
+        "under the two do not overlap. A finding without the mark holds under both within the "
+        "noise of these games.</p>\n";
+    if (r_.players.empty()) return html + "<p>No independent player (--players).</p>\n</section>\n";
+    Table csv({DataOnly("first"), DataOnly("second"), DataOnly("finding"),
+               {kData, "", "first_value", 3, 4, "first_low", "first_high"},
+               {kData, "", "second_value", 3, 4, "second_low", "second_high"},
+               DataOnly("differs")});
+    for (const PlayerComparison& comparison : r_.players) {
+      html += "<h3>" + EscapeXml(comparison.first) + " and " + EscapeXml(comparison.second) +
+              "</h3>\n";
+      Table table({HtmlOnly("finding"), HtmlOnly(comparison.first + " [95%]"),
+                   HtmlOnly(comparison.second + " [95%]"), HtmlOnly("")});
+      for (const PlayerFinding& f : comparison.findings) {
+        table.AddRow({Cell::Text(f.finding), Cell::Of(f.first), Cell::Of(f.second),
+                      Cell::Html(f.differs ? "<b>depends on the player</b>" : "")});
+        csv.AddRow({Cell::Text(comparison.first), Cell::Text(comparison.second),
+                    Cell::Text(f.finding), Cell::Of(f.first), Cell::Of(f.second),
+                    Cell::Bool(f.differs)});
+      }
+      html += table.Html();
+    }
+    json_["players"] = csv.Json();
+    Save("players.csv", csv.Csv());
+    return html + "</section>\n";
   }
 
   // The columns of one fit: the HTML's combined cells beside the raw values of the CSV and the

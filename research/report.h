@@ -3,7 +3,8 @@
 // The research report's files (research/research.h computes the contents): one self-contained
 // HTML page with inline SVG plots and board diagrams (research/svg_plot.h, research/board_svg.h),
 // every table as CSV, all of it as JSON, and the games as PGN (PDN for draughts):
-//   report.html          Balance, Piece values, Openings, Game shape, Example games
+//   report.html          Balance, Game metrics, Piece values, Imbalance matches, Two players,
+//                        Openings, Game shape, Example games
 //   report.json          every table below, and the settings
 //   balance.csv          label,budget,games,white_wins,draws,black_wins,white_score,score_low,
 //                        score_high,mean_plies
@@ -17,6 +18,14 @@
 //                        white_score,score_low,score_high
 //   captures.csv         label,kind,captured_per_game,promoted_per_game
 //   material.csv         ply,games_running,white_material,black_material,<count per kind>...
+//   metrics.csv          label,metric,name,value,low,high,samples,definition
+//   branching.csv        label,plies_from,branching_factor
+//   imbalances.csv       player,imbalance,games,wins,draws,losses,score,score_low,score_high,sweep
+//   imbalance_values.csv the fits of the imbalance matches, as piece_values.csv
+//   value_methods.csv    player,kind,regression,regression_low,regression_high,imbalance,
+//                        imbalance_low,imbalance_high,baseline_relative,differs
+//   players.csv          first,second,finding,first_value,first_low,first_high,second_value,
+//                        second_low,second_high,differs
 //   games.csv            label,budget,index,result,ending,plies,termination
 //   games-<label>.pgn    the records of each group (".pdn" for draughts)
 //   figure-<name>.svg    the main plots and the start position on their own, for other documents
@@ -26,6 +35,8 @@
 #include <utility>
 #include <vector>
 
+#include "research/imbalance.h"
+#include "research/metrics.h"
 #include "research/study.h"
 
 namespace vz::research {
@@ -48,6 +59,12 @@ struct ExampleGame {
   std::vector<std::string> diagrams;  // inline SVG elements
 };
 
+// The findings of two players side by side (research/metrics.h PlayerFinding).
+struct PlayerComparison {
+  std::string first, second;  // group labels: the net's largest budget, an independent player
+  std::vector<PlayerFinding> findings;
+};
+
 struct StudyReport {
   std::string variant;
   bool draughts = false;                                      // PDN instead of PGN
@@ -67,6 +84,11 @@ struct StudyReport {
   std::vector<ShapeRow> shape;
   MaterialCurve material;
   std::vector<ExampleGame> examples;
+  std::vector<GameMetrics> metrics;        // per group: the budgets, the players, the records
+  std::vector<ImbalanceStudy> imbalances;  // per player, the net first
+  // Per player with imbalance matches: its piece values by regression and by those matches.
+  std::vector<std::pair<std::string, std::vector<ValueComparison>>> value_methods;
+  std::vector<PlayerComparison> players;  // the net against each independent player
 };
 
 // Writes the files listed above into `out_dir` (created). Throws vz::Error naming a file that

@@ -20,6 +20,8 @@
 #include "records/game_record.h"
 #include "records/run_files.h"
 #include "research/board_svg.h"
+#include "research/imbalance.h"
+#include "research/metrics.h"
 #include "research/report.h"
 #include "research/study.h"
 
@@ -61,12 +63,15 @@ class Progress {
     const bool tenth = done_ * 10 / total_ != (done_ - 1) * 10 / total_;
     if (!tty_ && !tenth && done_ != total_) return;
     const double seconds = SecondsSince(start_);
+    const double left = seconds / double(done_) * double(total_ - done_);
     const std::string line = fmt::format(
         "research [{}] games {}/{}  White {} draws {} Black {}  White's score {:.3f}  "
-        "{:.1f} plies/s",
+        "{:.1f} plies/s  {}",
         label_, done_, total_, white_, draws_, black_,
         (double(white_) + 0.5 * double(draws_)) / double(done_),
-        seconds > 0 ? double(plies_) / seconds : 0.0);
+        seconds > 0 ? double(plies_) / seconds : 0.0,
+        done_ == total_ ? fmt::format("done in {:.0f} s", seconds)
+                        : fmt::format("about {:.0f} s left", left));
     if (tty_) {
       fmt::print(stderr, "\r{}   {}", line, done_ == total_ ? "\n" : "");
     } else {
@@ -110,6 +115,75 @@ std::vector<StudyGame> GamesOf(const MatchSummary& summary, const std::string& l
   }
   std::sort(games.begin(), games.end(),
             [](const StudyGame& a, const StudyGame& b) { return a.index < b.index; });
+  return games;
+}
+
+// Self-play games of an independent player (`spec`), each pair from a fresh opening of
+// `opening_plies` random plies. A deterministic player (alpha-beta) plays the same game twice in
+// a pair: the study keeps one of two identical games.
+template <Game G>
+std::vector<StudyGame> PlayerGames(const ResearchConfig& c, const Resolved& r,
+                                   const std::string& spec, uint64_t seed) {
+  MatchConfig match;
+  match.player1 = match.player2 = spec;
+  match.games = r.games;
+  match.concurrency = std::clamp(c.concurrency, 1, r.games);
+  match.max_plies = r.max_plies;
+  match.adjudication = r.adjudication;
+  match.material_margin = r.material_margin;
+  match.seed = seed;
+  if (c.player_opening_plies > 0) match.openings = fmt::format("random:{}", c.player_opening_plies);
+  match.sample_plies = c.sample_plies;
+  match.temperature = c.temperature;
+  Progress progress(spec, match.games);
+  const MatchSummary summary =
+      RunMatch(r.variant, match, [&](const MatchGame& game) { progress.Add(game); });
+  std::vector<StudyGame> games;
+  for (StudyGame& game : GamesOf<G>(summary, spec, 0)) {
+    const bool repeat = !games.empty() && games.back().index / 2 == game.index / 2 &&
+                        games.back().start == game.start && games.back().moves == game.moves;
+    if (!repeat) games.push_back(std::move(game));
+  }
+  return games;
+}
+
+// The imbalance matches of `spec` against itself: every imbalance's openings (written to
+// OUT/imbalance-openings-<player>.txt), then one match over all of them; each game labelled
+// "<name>: <imbalance>".
+template <Game G>
+std::vector<StudyGame> ImbalanceGames(const ResearchConfig& c, const Resolved& r,
+                                      const std::vector<Imbalance>& imbalances,
+                                      const std::string& spec, const std::string& name,
+                                      uint64_t seed) {
+  const int pairs = (c.imbalance_games + 1) / 2;
+  std::string openings;
+  std::vector<std::string> labels;  // [opening]
+  for (size_t i = 0; i < imbalances.size(); ++i) {
+    for (const std::string& opening :
+         ImbalanceOpenings<G>(imbalances[i], pairs, c.imbalance_plies, SplitMix64(seed + i))) {
+      openings += opening + "\n";
+      labels.push_back(name + ": " + ImbalanceName<G>(imbalances[i]));
+    }
+  }
+  fs::create_directories(r.out_dir);
+  const std::string file = r.out_dir + "/imbalance-openings-" + Slug(name) + ".txt";
+  WriteFileAtomically(file, openings);
+  MatchConfig match;
+  match.player1 = match.player2 = spec;
+  match.games = 2 * int(labels.size());
+  match.concurrency = std::clamp(c.concurrency, 1, match.games);
+  match.max_plies = r.max_plies;
+  match.adjudication = r.adjudication;
+  match.material_margin = r.material_margin;
+  match.seed = seed;
+  match.openings = file;
+  match.sample_plies = c.sample_plies;
+  match.temperature = c.temperature;
+  Progress progress("imbalances, " + name, match.games);
+  const MatchSummary summary =
+      RunMatch(r.variant, match, [&](const MatchGame& game) { progress.Add(game); });
+  std::vector<StudyGame> games = GamesOf<G>(summary, "", 0);
+  for (StudyGame& game : games) game.label = labels[size_t(game.index / 2)];
   return games;
 }
 
@@ -333,8 +407,51 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
                                               records.size(), c.run_dir, budget));
   }
 
+  // Independent players, and the imbalance matches of the net and of each of them.
+  std::vector<StudyGame> others;
+  for (size_t p = 0; p < c.players.size(); ++p) {
+    for (StudyGame& game :
+         PlayerGames<G>(c, r, c.players[p], SplitMix64(c.seed * 1000003u + 2000 + p))) {
+      others.push_back(std::move(game));
+    }
+  }
+  result.games_played += int64_t(others.size());
+  const std::string net_label = report.budget_labels.back();
+  const std::string net_spec = fmt::format("net:{}:{}", r.net_file, r.budgets.back());
+  std::vector<std::pair<std::string, std::string>> players = {{net_label, net_spec}};
+  for (const std::string& spec : c.players) players.emplace_back(spec, spec);
+  std::vector<std::vector<StudyGame>> imbalance_games(players.size());
+  const std::vector<Imbalance> imbalances = DefaultImbalances<G>();
+  if (c.imbalance_games > 0) {
+    for (size_t p = 0; p < players.size(); ++p) {
+      imbalance_games[p] = ImbalanceGames<G>(c, r, imbalances, players[p].second,
+                                             players[p].first,
+                                             SplitMix64(c.seed * 1000003u + 3000 + p));
+      result.games_played += int64_t(imbalance_games[p].size());
+      std::vector<const StudyGame*> pointers;
+      for (const StudyGame& game : imbalance_games[p]) pointers.push_back(&game);
+      report.imbalances.push_back(StudyImbalances<G>(imbalances, pointers, players[p].first));
+    }
+  }
+  if (!c.players.empty()) {
+    std::string list;
+    for (const std::string& spec : c.players) list += (list.empty() ? "" : ", ") + spec;
+    s.emplace_back("independent players",
+                   fmt::format("{}: self-play, {} games each from {} random plies (one of two "
+                               "identical games of a pair kept)",
+                               list, r.games, c.player_opening_plies));
+  }
+  s.emplace_back("imbalance matches",
+                 c.imbalance_games > 0
+                     ? fmt::format("{} games per imbalance and player ({} at {} sims), {} random "
+                                   "plies without a capture after the pieces are taken off",
+                                   (c.imbalance_games + 1) / 2 * 2, "the net", r.budgets.back(),
+                                   c.imbalance_plies)
+                     : std::string("none"));
+
   // The tables.
   std::vector<StudyGame> balance_games = fresh;
+  balance_games.insert(balance_games.end(), others.begin(), others.end());
   balance_games.insert(balance_games.end(), records.begin(), records.end());
   report.balance = BalanceTable(balance_games);
   std::vector<const StudyGame*> everything, fresh_all, record_games;
@@ -359,6 +476,65 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
     report.piece_values.push_back(PieceValuesOf<G>(fresh_all, "fresh self-play games only"));
     report.piece_values.push_back(PieceValuesOf<G>(record_games, "run records only"));
   }
+  // Each independent player's regression, and every player's values by the two methods.
+  std::vector<PieceValueFit> regressions = {PieceValuesOf<G>(fresh_all, "games of the net")};
+  for (const std::string& spec : c.players) {
+    std::vector<const StudyGame*> games;
+    for (const StudyGame& game : others) {
+      if (game.label == spec) games.push_back(&game);
+    }
+    regressions.push_back(PieceValuesOf<G>(games, "games of " + spec));
+    report.piece_values.push_back(regressions.back());
+  }
+  for (size_t p = 0; p < report.imbalances.size(); ++p) {
+    report.value_methods.push_back(
+        {players[p].first, CompareValues(regressions[p], report.imbalances[p].fit)});
+  }
+
+  // The field's metrics per group, and the findings of the net against each other player.
+  MetricsConfig metrics;
+  metrics.decision_every = c.decision_every;
+  metrics.seed = c.seed;
+  std::vector<std::string> groups = report.budget_labels;
+  for (const std::string& spec : c.players) groups.push_back(spec);
+  for (const std::string& label : groups) {
+    std::vector<const StudyGame*> games;
+    for (const std::vector<StudyGame>* set : {&fresh, &others}) {
+      for (const StudyGame& game : *set) {
+        if (game.label == label) games.push_back(&game);
+      }
+    }
+    report.metrics.push_back(MeasureGames<G>(games, label, metrics));
+  }
+  if (!record_games.empty()) {
+    report.metrics.push_back(MeasureGames<G>(record_games, records_label, metrics));
+  }
+  for (size_t p = 1; p < players.size(); ++p) {
+    PlayerComparison comparison;
+    comparison.first = players[0].first;
+    comparison.second = players[p].first;
+    comparison.findings =
+        CompareMetrics(report.metrics[report.budget_labels.size() - 1],
+                       report.metrics[report.budget_labels.size() + p - 1]);
+    const auto add_values = [&](const PieceValueFit& a, const PieceValueFit& b,
+                                const std::string& method) {
+      if (!a.error.empty() || !b.error.empty() || a.reference != b.reference) return;
+      for (size_t k = 0; k < a.rows.size() && k < b.rows.size(); ++k) {
+        if (!a.rows[k].estimated || !b.rows[k].estimated || a.rows[k].kind == a.reference) {
+          continue;
+        }
+        comparison.findings.push_back(
+            {fmt::format("value of the {} ({} = 1, {})", a.rows[k].kind, a.reference, method),
+             a.rows[k].relative, b.rows[k].relative,
+             IntervalsDisjoint(a.rows[k].relative, b.rows[k].relative)});
+      }
+    };
+    add_values(regressions[0], regressions[p], "regression");
+    if (p < report.imbalances.size()) {
+      add_values(report.imbalances[0].fit, report.imbalances[p].fit, "imbalance matches");
+    }
+    report.players.push_back(std::move(comparison));
+  }
   report.openings = AnalyzeOpenings<G>(fresh, c.opening_depth, evaluator.get());
   for (int kind = 0; kind < PieceTraits<G>::kKinds; ++kind) {
     report.kind_names.push_back(PieceTraits<G>::kNames[kind]);
@@ -372,6 +548,10 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
 
   report.games = fresh;
   report.games.insert(report.games.end(), after_first.begin(), after_first.end());
+  report.games.insert(report.games.end(), others.begin(), others.end());
+  for (const std::vector<StudyGame>& games : imbalance_games) {
+    report.games.insert(report.games.end(), games.begin(), games.end());
+  }
   report.games.insert(report.games.end(), records.begin(), records.end());
   // Examples from the largest budget (pointers into report.games, which no longer changes).
   for (const StudyGame* game :
@@ -395,6 +575,19 @@ ResearchSummary RunResearch(const ResearchConfig& c) {
   if (c.root_simulations < 1) throw Error("research: --root-simulations must be at least 1");
   if (c.opening_depth < 1) throw Error("research: --opening-plies must be at least 1");
   if (c.sample_plies < 0) throw Error("research: --sample-plies must not be negative");
+  if (c.imbalance_games < 0 || c.imbalance_plies < 0 || c.player_opening_plies < 0 ||
+      c.decision_every < 0) {
+    throw Error(
+        "research: --imbalance-games, --imbalance-plies, --player-opening-plies and "
+        "--decision-every must not be negative");
+  }
+  for (const std::string& spec : c.players) {
+    try {
+      PlayerSpec::Parse(spec);
+    } catch (const Error& e) {
+      throw Error("research: --players '" + spec + "': " + e.what());
+    }
+  }
   if (c.first_moves < 0 || c.first_move_games < 0 || c.record_games < 0 || c.examples < 0) {
     throw Error(
         "research: --first-moves, --first-move-games, --records and --examples must "

@@ -5,11 +5,14 @@
 // against itself at each search budget (arena/match.h: all games in flight share one
 // evaluator call per round), searches the start position and plays games after the preferred
 // first moves, adds a training run's own self-play records when given one, and writes the report
-// of research/report.h: balance, piece values, openings, game shape, example games.
+// of research/report.h: balance, the field's game metrics, piece values by regression and by
+// imbalance matches, openings, game shape, the findings under two independent players (the net
+// and each of `players`), example games.
 //
 // Reproducible: game k of budget b is seeded from `seed`, b and k alone (arena/match_games.h),
 // so the same command gives the same games (up to floating-point differences of batch sizes on
-// a GPU). Progress goes to stderr (a live line on a terminal, a line per tenth otherwise).
+// a GPU). Progress goes to stderr (a live line on a terminal, a line per tenth otherwise), with
+// the time left at the match's pace.
 
 #include <cstdint>
 #include <string>
@@ -41,6 +44,20 @@ struct ResearchConfig {
   int first_move_games = 8;    // games after each (rounded up to an even number; 0 = none)
   int record_games = 2000;     // the newest games of the run's record chunks (0 = none)
   int examples = 4;            // example games shown
+  // Independent players studied beside the net (issue 30), player specs of arena/player.h: their
+  // self-play games from `player_opening_plies` random plies (a deterministic player would play
+  // one game), their metrics, piece values and imbalance matches beside the net's, and the
+  // findings that differ between them beyond the intervals.
+  std::vector<std::string> players = {"alphabeta:2"};
+  int player_opening_plies = 2;
+  // Imbalance matches (research/imbalance.h): games per imbalance and player (rounded up to
+  // pairs; 0 = none), each opened by `imbalance_plies` random plies without a capture. The net
+  // plays them at its largest budget.
+  int imbalance_games = 20;
+  int imbalance_plies = 2;
+  // Decision moves of the game metrics (research/metrics.h): a position every this many plies
+  // judged by alphabeta:2 (0 = not measured).
+  int decision_every = 8;
   std::string command;         // the command line, for the report
 };
 
@@ -53,7 +70,7 @@ struct ResearchSummary {
 };
 
 // Runs the study. Throws vz::Error on bad settings (naming the option: no net, games < 1, a budget
-// < 1, ...), an unknown variant, a net of another game, an unreadable run directory, net file or
+// < 1, a bad player spec, negative imbalance games or plies, ...), an unknown variant, a net of another game, an unreadable run directory, net file or
 // record chunk, and on an unwritable output directory. Needs a build with LibTorch.
 ResearchSummary RunResearch(const ResearchConfig& config);
 

@@ -19,6 +19,7 @@
 // Not thread-safe: one searcher per thread. Deterministic for a given position, history and depth.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -45,6 +46,14 @@ inline constexpr int kMateBound = kMateScore - 1000;
 inline constexpr int kMaxQuiescencePlies = 8;
 // Delta-pruning margin of quiescence (centipawns) on top of a capture's material gain.
 inline constexpr int kDeltaMargin = 150;
+
+// A score in centipawns as an expected result W - L in [-1, 1] (the value scale of the nets), by
+// the logistic curve of chess ratings: 2 / (1 + 10^(-cp / 400)) - 1; a mate score gives +-1.
+inline float ScoreToValue(int centipawns) {
+  if (centipawns >= kMateBound) return 1.0f;
+  if (centipawns <= -kMateBound) return -1.0f;
+  return float(2.0 / (1.0 + std::pow(10.0, -double(centipawns) / 400.0)) - 1.0);
+}
 
 template <Game G>
 class AlphaBeta {

@@ -282,7 +282,8 @@ TEST(SelfplayMatchTest, SelfPlaySharesOneEvaluatorAndRecordsMovesAndValues) {
   ExpectSameGames(summary, RunMatch("chad", config));
 }
 
-// Plies no search chose (random players, opening plies) have no value.
+// Plies no search chose (the random player's, opening plies) have no value; alpha-beta's have its
+// score as a value, White's view.
 TEST(SelfplayMatchTest, ValuesOnlyForSearchedPlies) {
   const MatchSummary summary = RunMatch("cuarenta", {.player1 = "random",
                                                      .player2 = "alphabeta:1",
@@ -291,7 +292,41 @@ TEST(SelfplayMatchTest, ValuesOnlyForSearchedPlies) {
                                                      .max_plies = 6});
   for (const MatchGame& game : summary.games) {
     ASSERT_EQ(game.moves.size(), size_t(game.plies + 2));
-    for (float value : game.values) EXPECT_TRUE(std::isnan(value));
+    ASSERT_EQ(game.values.size(), game.moves.size());
+    for (size_t ply = 0; ply < game.values.size(); ++ply) {
+      const bool white_moved = ply % 2 == 0;  // White moves first in Cuarenta
+      const bool random_moved = ply < 2 || white_moved == game.player1_white;
+      if (random_moved) {
+        EXPECT_TRUE(std::isnan(game.values[ply])) << ply;
+      } else {
+        EXPECT_TRUE(std::isfinite(game.values[ply])) << ply;
+        EXPECT_LE(std::fabs(game.values[ply]), 1.0f) << ply;
+      }
+    }
+  }
+}
+
+// ScoreToValue is the logistic curve of chess ratings; alpha-beta's value is White's view
+// whichever side moves.
+TEST(SelfplayMatchTest, AlphaBetaValuesAreWhitesView) {
+  EXPECT_EQ(ScoreToValue(0), 0.0f);
+  EXPECT_NEAR(ScoreToValue(400), 2.0 / 1.1 - 1.0, 1e-6);
+  EXPECT_NEAR(ScoreToValue(-400), -(2.0 / 1.1 - 1.0), 1e-6);
+  EXPECT_EQ(ScoreToValue(kMateScore - 3), 1.0f);
+  EXPECT_EQ(ScoreToValue(-kMateScore + 3), -1.0f);
+  using G = draughts::DraughtsGame;
+  // The start without Black's first man: White is a man up, with either side to move.
+  std::string fen = G::FormatPosition(G::InitialPosition());
+  const size_t black = fen.find(":B") + 2;
+  fen.erase(black, fen.find(',', black) + 1 - black);
+  GameState<G> state(G::ParsePosition(fen));
+  AlphaBetaPlayer<G> player(3);
+  player.NewGame(1);
+  EXPECT_TRUE(std::isnan(RandomPlayer<G>().LastValue()));
+  for (int ply = 0; ply < 2; ++ply) {
+    const Move move = player.ChooseMove(state);
+    EXPECT_GT(player.LastValue(), 0.1f) << "ply " << ply << " " << fen;
+    state.Play(move);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "nets/fresh_net.h"
 #include "nets/net_runner.h"
 #include "records/pgn_record.h"
+#include "research/report.h"
 #include "research/research.h"
 #include "tests/test_util.h"
 
@@ -57,6 +58,9 @@ class ResearchReportTest : public ::testing::Test {
     config.first_moves = 2;
     config.first_move_games = 2;
     config.examples = 3;
+    config.players = {"alphabeta:1"};
+    config.imbalance_games = 2;
+    config.decision_every = 6;
     config.command = "vzero research (test)";
     return config;
   }
@@ -71,9 +75,14 @@ class ResearchReportTest : public ::testing::Test {
 
 TEST_F(ResearchReportTest, EverySectionAndFileIsThere) {
   EXPECT_EQ(first_->variant, "chaco-rex");  // from the net file
-  EXPECT_EQ(first_->games_played, 2 * 6 + 2 * 2);
+  // 2 budgets x 6 games, 2 first moves x 2 games, 9 imbalances x 2 games x 2 players, and the
+  // alpha-beta player's 6 games, of which a pair's two are the same game when alpha-beta plays
+  // deterministically (one of two identical games is kept).
+  EXPECT_GE(first_->games_played, 2 * 6 + 2 * 2 + 9 * 2 * 2 + 3);
+  EXPECT_LE(first_->games_played, 2 * 6 + 2 * 2 + 9 * 2 * 2 + 6);
   const std::string html = Read("first", "report.html");
-  for (const char* id : {"id=\"balance\"", "id=\"piece-values\"", "id=\"openings\"",
+  for (const char* id : {"id=\"balance\"", "id=\"metrics\"", "id=\"piece-values\"",
+                         "id=\"imbalances\"", "id=\"players\"", "id=\"openings\"",
                          "id=\"game-shape\"", "id=\"examples\"", "id=\"files\""}) {
     EXPECT_NE(html.find(id), std::string::npos) << id;
   }
@@ -86,13 +95,39 @@ TEST_F(ResearchReportTest, EverySectionAndFileIsThere) {
   for (const char* file :
        {"report.json", "balance.csv", "endings.csv", "piece_values.csv", "openings_tree.csv",
         "opening_lines.csv", "opening_entropy.csv", "first_moves.csv", "captures.csv",
-        "material.csv", "games.csv", "games-2-sims.pgn", "games-4-sims.pgn"}) {
+        "material.csv", "games.csv", "games-2-sims.pgn", "games-4-sims.pgn",
+        "games-alphabeta-1.pgn", "metrics.csv", "branching.csv", "imbalances.csv",
+        "imbalance_values.csv", "value_methods.csv", "players.csv",
+        "imbalance-openings-4-sims.txt", "imbalance-openings-alphabeta-1.txt"}) {
     EXPECT_TRUE(fs::exists(*dir_ / "first" / file)) << file;
   }
   const json report = json::parse(Read("first", "report.json"));
-  for (const char* key : {"balance", "piece_values", "openings", "shape", "examples", "games"}) {
+  for (const char* key : {"balance", "piece_values", "openings", "shape", "examples", "games",
+                          "metrics", "imbalances", "players"}) {
     EXPECT_TRUE(report.contains(key)) << key;
   }
+  // The metrics of each group: the two budgets and the alpha-beta player.
+  std::map<std::string, int> metrics_per_group;
+  for (const json& row : report["metrics"]) ++metrics_per_group[row["label"].get<std::string>()];
+  EXPECT_EQ(metrics_per_group.size(), 3u);
+  EXPECT_EQ(metrics_per_group["alphabeta:1"], metrics_per_group["4 sims"]);
+  EXPECT_GE(metrics_per_group["4 sims"], 13);  // with decision moves
+  // The imbalance matches of both players, each imbalance with its two games.
+  ASSERT_EQ(report["imbalances"].size(), 2u);
+  EXPECT_EQ(report["imbalances"][0]["player"], "4 sims");
+  EXPECT_EQ(report["imbalances"][1]["player"], "alphabeta:1");
+  for (const json& study : report["imbalances"]) {
+    EXPECT_EQ(study["imbalances"].size(), 9u);
+    for (const json& row : study["imbalances"]) EXPECT_EQ(row["games"], 2) << row["imbalance"];
+  }
+  // The findings of the net's largest budget against the alpha-beta player: every metric.
+  int findings = 0;
+  for (const json& row : report["players"]) {
+    EXPECT_EQ(row["first"], "4 sims");
+    EXPECT_EQ(row["second"], "alphabeta:1");
+    findings += row["finding"].get<std::string>().rfind("value of", 0) != 0;
+  }
+  EXPECT_EQ(findings, metrics_per_group["4 sims"]);
   EXPECT_EQ(report["examples"].size(), 3u);
   EXPECT_EQ(report["openings"]["first_moves"].size(), 8u);
   EXPECT_EQ(report["openings"]["first_moves"][0]["games"], 2);
@@ -104,7 +139,7 @@ TEST_F(ResearchReportTest, CountsAndScoresMatchTheRecords) {
   const json report = json::parse(Read("first", "report.json"));
   for (const json& row : report["balance"]) {
     const std::string label = row["label"];
-    const std::string name = label == "2 sims" ? "games-2-sims.pgn" : "games-4-sims.pgn";
+    const std::string name = "games-" + Slug(label) + ".pgn";
     const std::vector<RecordText> records = ParseRecordText(Read("first", name));
     int64_t white = 0, black = 0, draws = 0;
     for (const RecordText& record : records) {
@@ -147,7 +182,7 @@ TEST_F(ResearchReportTest, CountsAndScoresMatchTheRecords) {
   EXPECT_EQ(tree_first, games);
   // games.csv has a line per game of the study.
   const std::string csv = Read("first", "games.csv");
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 2 * 6 + 2 * 2);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + first_->games_played);
 }
 
 TEST_F(ResearchReportTest, TheSameSeedGivesTheSameGames) {
@@ -168,6 +203,14 @@ TEST_F(ResearchReportTest, BadSettingsAreErrors) {
   config = Config("bad");
   config.variant = "chad";
   EXPECT_NE(testing::ErrorOf([&] { RunResearch(config); }), "");
+  config = Config("bad");
+  config.players = {"alphabeta:x"};
+  EXPECT_NE(testing::ErrorOf([&] { RunResearch(config); }).find("--players 'alphabeta:x'"),
+            std::string::npos);
+  config = Config("bad");
+  config.imbalance_games = -1;
+  EXPECT_NE(testing::ErrorOf([&] { RunResearch(config); }).find("--imbalance-games"),
+            std::string::npos);
   config = Config("bad");
   config.run_dir = (*dir_ / "no-such-run").string();
   EXPECT_NE(testing::ErrorOf([&] { RunResearch(config); }).find("no-such-run"), std::string::npos);
