@@ -29,6 +29,9 @@ void AddResearchCommand(CLI::App& app) {
       ->add_option("--simulations", config->simulations,
                    "Search budgets, simulations a move (several values)")
       ->expected(1, 32);
+  command->add_flag("--leaf-quiescence", config->leaf_quiescence,
+                    "The net searches with leaf quiescence, as the shipped nets play (not "
+                    "zero-knowledge)");
   command->add_option("--out", config->out_dir, "Report directory (default research-VARIANT)");
   command->add_option("--seed", config->seed, "Seed of every game and search");
   command

@@ -90,11 +90,16 @@ class Progress {
 
 std::string BudgetLabel(int simulations) { return fmt::format("{} sims", simulations); }
 
+// The net's player spec at `simulations` a move (arena/player.h), with leaf quiescence when asked.
+std::string NetSpec(const ResearchConfig& c, const Resolved& r, int simulations) {
+  return fmt::format("net:{}:{}{}", r.net_file, simulations, c.leaf_quiescence ? ":qs" : "");
+}
+
 // Self-play games of the net with `simulations` a move, each game's first plies sampled.
 MatchConfig SelfPlayMatch(const ResearchConfig& c, const Resolved& r, int simulations, int games,
                           uint64_t seed) {
   MatchConfig match;
-  match.player1 = match.player2 = fmt::format("net:{}:{}", r.net_file, simulations);
+  match.player1 = match.player2 = NetSpec(c, r, simulations);
   match.games = games;
   match.concurrency = std::clamp(c.concurrency, 1, games);
   match.max_plies = r.max_plies;
@@ -307,7 +312,11 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
                              net.architecture.channels, net.architecture.preset));
   std::string budgets;
   for (int b : r.budgets) budgets += (budgets.empty() ? "" : ", ") + std::to_string(b);
-  s.emplace_back("search", "PUCT, budgets (simulations a move): " + budgets);
+  s.emplace_back("search", "PUCT, budgets (simulations a move): " + budgets +
+                               (c.leaf_quiescence
+                                    ? "; leaf quiescence (a capture search corrects each leaf: "
+                                      "not zero-knowledge)"
+                                    : ""));
   s.emplace_back("fresh games per budget", std::to_string(r.games));
   s.emplace_back("first plies sampled",
                  fmt::format("{} at temperature {}", c.sample_plies, c.temperature));
@@ -338,7 +347,7 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
 
   // The dedicated search of the start position, then games after its preferred first moves.
   std::shared_ptr<Evaluator<G>> evaluator =
-      MakePlayerEvaluator<G>(PlayerSpec::Parse(fmt::format("net:{}:1", r.net_file)));
+      MakePlayerEvaluator<G>(PlayerSpec::Parse(NetSpec(c, r, 1)));
   if (!evaluator) throw Error("research: this build has no network evaluator (LibTorch)");
   SearchParams params;
   params.seed = c.seed;
@@ -417,7 +426,7 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
   }
   result.games_played += int64_t(others.size());
   const std::string net_label = report.budget_labels.back();
-  const std::string net_spec = fmt::format("net:{}:{}", r.net_file, r.budgets.back());
+  const std::string net_spec = NetSpec(c, r, r.budgets.back());
   std::vector<std::pair<std::string, std::string>> players = {{net_label, net_spec}};
   for (const std::string& spec : c.players) players.emplace_back(spec, spec);
   std::vector<std::vector<StudyGame>> imbalance_games(players.size());

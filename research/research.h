@@ -28,6 +28,9 @@ struct ResearchConfig {
   std::string run_dir;                      // "" = no run: fresh games only
   int games = 20;                           // fresh games per budget (rounded up to an even number)
   std::vector<int> simulations = {16, 64};  // search budgets, simulations a move (PUCT)
+  // The net's searches with leaf quiescence (player option `:qs`, engine/search/
+  // quiescence_evaluator.h), as the shipped nets play: stronger, not zero-knowledge.
+  bool leaf_quiescence = false;
   std::string out_dir;                      // "" = research-<variant>
   uint64_t seed = 1;
   int concurrency = 64;  // games in flight per match
