@@ -148,6 +148,9 @@ MatchSummary RunMatchFor(const MatchConfig& config, const MatchGameCallback& on_
   MakePlayer<G>(spec1, evaluators[0]);
   MakePlayer<G>(spec2, evaluators[1]);
   const int num_pairs = std::max(1, (config.games + 1) / 2);
+  if (config.first_pair < 0) {
+    throw Error(fmt::format("match: first pair {} is negative", config.first_pair));
+  }
   std::vector<typename G::Position> file_openings;
   int random_plies = -1;
   if (config.openings.rfind("random:", 0) == 0) {
@@ -264,8 +267,9 @@ MatchSummary RunMatchFor(const MatchConfig& config, const MatchGameCallback& on_
         auto player2 = MakeMatchPlayer<G>(spec2, MakePlayerEvaluator<G>(spec2), config);
         for (;;) {
           if (stop.load()) return;
-          const int pair = next_pair.fetch_add(1);
-          if (pair >= num_pairs) return;
+          const int local = next_pair.fetch_add(1);
+          if (local >= num_pairs) return;
+          const int pair = config.first_pair + local;
           const GameState<G> opening = opening_of(pair);
           MatchGame games[2];
           for (int k = 0; k < 2; ++k) {

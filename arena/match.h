@@ -59,6 +59,10 @@ struct MatchConfig {
   // so that games of a player against itself differ; 0: always the most visited move.
   int sample_plies = 0;
   float temperature = 1.0f;
+  // The match plays pairs [first_pair, first_pair + games / 2) of a longer match: their openings,
+  // seeds and game numbers (MatchGame::index) are those pairs' there, so a match played in parts
+  // (a study that resumes from its finished parts) plays the same games as in one piece.
+  int first_pair = 0;
 };
 
 struct MatchGame;

@@ -120,8 +120,9 @@ struct LockstepStats {
   int max_batch[2] = {};            // largest batch
 };
 
-// Plays the pairs [0, num_pairs) of a match with up to `concurrency` games in flight, in lockstep:
-// games are started in index order (game 2k: pair k, player 1 White; game 2k+1: colours
+// Plays the pairs [0, num_pairs) of a match with up to `concurrency` games in flight, in lockstep
+// (numbered from config.first_pair: the pairs, openings, seeds and game indices below are offset
+// by it): games are started in index order (game 2k: pair k, player 1 White; game 2k+1: colours
 // reversed), moves of non-MCTS players are played at once, and each round every game whose side
 // to move is an MCTS player adds its leaves to the batch of that side; each side's batch is
 // evaluated with ONE call of its evaluator, the results are backed up, and a search that has spent
@@ -172,14 +173,14 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
     if (next_game >= num_games || (stopping && next_game % 2 == 0)) return false;
     const int index = next_game++;
     PairState& pair = pairs[size_t(index / 2)];
-    if (index % 2 == 0) pair.opening = opening(index / 2);
+    if (index % 2 == 0) pair.opening = opening(config.first_pair + index / 2);
     slot.active = true;
     slot.index = index;
     slot.game = *pair.opening;
     slot.opening_plies = slot.game.moves().size();
     slot.searching = false;
     slot.values.clear();
-    const uint64_t seed = GameSeed(config.seed, index);
+    const uint64_t seed = GameSeed(config.seed, 2 * config.first_pair + index);
     const bool player1_white = index % 2 == 0;
     slot.players[player1_white ? 0 : 1]->NewGame(seed);
     slot.players[player1_white ? 1 : 0]->NewGame(SplitMix64(seed));
@@ -189,11 +190,12 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
     slot.active = false;
     const int pair_index = slot.index / 2;
     PairState& pair = pairs[size_t(pair_index)];
-    pair.games[slot.index % 2] = FinishGame(slot.game, slot.opening_plies, config,
-                                            slot.index % 2 == 0, slot.index, slot.values);
+    pair.games[slot.index % 2] =
+        FinishGame(slot.game, slot.opening_plies, config, slot.index % 2 == 0,
+                   2 * config.first_pair + slot.index, slot.values);
     if (++pair.finished == 2) {
       pair.opening.reset();
-      if (!on_pair(pair_index, pair.games)) stopping = true;
+      if (!on_pair(config.first_pair + pair_index, pair.games)) stopping = true;
     }
   };
   // Plays `slot` on until its mover waits for an evaluation round, or no game is left for it.

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "arena/player.h"
@@ -18,6 +20,7 @@
 #include "nets/net_file.h"
 #include "nets/shipped_nets.h"
 #include "records/game_record.h"
+#include "records/pgn_record.h"
 #include "records/run_files.h"
 #include "research/board_svg.h"
 #include "research/imbalance.h"
@@ -34,6 +37,7 @@ namespace fs = std::filesystem;
 struct Resolved {
   std::string variant;
   std::string net_file;
+  std::string net_hash;  // of the net file's bytes: a saved part is of this net only
   std::optional<proto::TrainConfig> run_config;
   int max_plies = 300;
   Adjudication adjudication = Adjudication::kMaterial;
@@ -54,6 +58,12 @@ class Progress {
         tty_(isatty(STDERR_FILENO) != 0),
         start_(std::chrono::steady_clock::now()) {}
 
+  // Games of finished parts read back (a resumed study): counted, not timed.
+  void AddResumed(int64_t games) {
+    done_ += int(games);
+    resumed_ += int(games);
+  }
+
   void Add(const MatchGame& game) {
     ++done_;
     white_ += game.outcome.status == Status::kWhiteWins;
@@ -63,7 +73,8 @@ class Progress {
     const bool tenth = done_ * 10 / total_ != (done_ - 1) * 10 / total_;
     if (!tty_ && !tenth && done_ != total_) return;
     const double seconds = SecondsSince(start_);
-    const double left = seconds / double(done_) * double(total_ - done_);
+    const double left =
+        seconds / double(std::max(1, done_ - resumed_)) * double(total_ - done_);
     const std::string line = fmt::format(
         "research [{}] games {}/{}  White {} draws {} Black {}  White's score {:.3f}  "
         "{:.1f} plies/s  {}",
@@ -82,11 +93,136 @@ class Progress {
 
  private:
   std::string label_;
-  int total_, done_ = 0;
+  int total_, done_ = 0, resumed_ = 0;
   int64_t white_ = 0, black_ = 0, draws_ = 0, plies_ = 0;
   bool tty_;
   std::chrono::steady_clock::time_point start_;
 };
+
+// --- parts: a study resumes from the finished parts of its matches ---------------------------
+
+// What must be equal for a saved part to be a part of `match`.
+std::string PartKey(const Resolved& r, const MatchConfig& match) {
+  return fmt::format("{} | net {} | {} | {} | games {} | first pair {} | openings {} | seed {} | "
+                     "plies {} | adjudication {} {} | sampled {} at {}",
+                     r.variant, r.net_hash, match.player1, match.player2, match.games,
+                     match.first_pair,
+                     match.openings, match.seed, match.max_plies, int(match.adjudication),
+                     match.material_margin, match.sample_plies, match.temperature);
+}
+
+nlohmann::json GameJson(const MatchGame& game) {
+  nlohmann::json moves = nlohmann::json::array(), values = nlohmann::json::array();
+  for (Move move : game.moves) moves.push_back(move.raw);
+  for (float value : game.values) {
+    values.push_back(std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr));
+  }
+  return {{"index", game.index},
+          {"player1_white", game.player1_white},
+          {"status", int(game.outcome.status)},
+          {"reason", int(game.outcome.reason)},
+          {"plies", game.plies},
+          {"adjudicated", game.adjudicated},
+          {"termination", game.termination},
+          {"record", game.record},
+          {"start", game.start},
+          {"moves", moves},
+          {"values", values}};
+}
+
+MatchGame GameFromJson(const nlohmann::json& j) {
+  MatchGame game;
+  game.index = j.at("index").get<int>();
+  game.player1_white = j.at("player1_white").get<bool>();
+  const int status = j.at("status").get<int>(), reason = j.at("reason").get<int>();
+  if (status < 1 || status > 3 || reason < 0 || reason > 255) {
+    throw Error(fmt::format("game {}: status {} or reason {} out of range", game.index + 1, status,
+                            reason));
+  }
+  game.outcome = {Status(status), Reason(reason)};
+  game.plies = j.at("plies").get<int>();
+  game.adjudicated = j.at("adjudicated").get<bool>();
+  game.termination = j.at("termination").get<std::string>();
+  game.record = j.at("record").get<std::string>();
+  game.start = j.at("start").get<std::string>();
+  for (const nlohmann::json& move : j.at("moves")) game.moves.push_back(Move{move.get<uint64_t>()});
+  for (const nlohmann::json& value : j.at("values")) {
+    game.values.push_back(value.is_null() ? std::numeric_limits<float>::quiet_NaN()
+                                          : value.get<float>());
+  }
+  if (game.values.size() != game.moves.size()) {
+    throw Error(fmt::format("game {}: {} values for {} moves", game.index + 1, game.values.size(),
+                            game.moves.size()));
+  }
+  return game;
+}
+
+// The games of a saved part when it is a part of `match` (same key, every game there and
+// replayable); nullopt otherwise, with a warning on stderr for a file that is not one.
+template <Game G>
+std::optional<std::vector<MatchGame>> ReadPart(const std::string& path, const std::string& key,
+                                               const MatchConfig& match) {
+  if (!fs::exists(path)) return std::nullopt;
+  try {
+    const nlohmann::json part = nlohmann::json::parse(ReadTextFile(path));
+    if (part.at("key").get<std::string>() != key) return std::nullopt;  // another command's
+    std::vector<MatchGame> games;
+    for (const nlohmann::json& game : part.at("games")) games.push_back(GameFromJson(game));
+    const int expected = 2 * std::max(1, (match.games + 1) / 2);
+    if (int(games.size()) != expected) {
+      throw Error(fmt::format("{} games instead of {}", games.size(), expected));
+    }
+    for (const MatchGame& game : games) {
+      if (game.index < 2 * match.first_pair || game.index >= 2 * match.first_pair + expected) {
+        throw Error(fmt::format("game {} is not of this part", game.index + 1));
+      }
+      GameState<G> state(G::ParsePosition(game.start));
+      for (Move move : game.moves) state.Play(move);  // throws on a move that is not legal
+    }
+    return games;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "research: warning: part '{}' is unreadable, playing it again: {}\n", path,
+               e.what());
+    return std::nullopt;
+  }
+}
+
+// Plays `match` in parts of whole pairs (as many games as the concurrency keeps in flight, at
+// least 16), each part's games saved to OUT/parts/<name>-<first pair>.json when it is done; a
+// part already saved by the same command is read instead of played, so an interrupted study
+// resumes from its finished parts (the parts' games are those of one whole match: seeds and
+// openings follow the pair, MatchConfig::first_pair). Games in index order of completion.
+template <Game G>
+std::vector<MatchGame> StudyMatch(const Resolved& r, const MatchConfig& match,
+                                  const std::string& name, ResearchSummary& summary) {
+  const int pairs = std::max(1, (match.games + 1) / 2);
+  const int part_pairs = std::max(8, (match.concurrency + 1) / 2);
+  const fs::path dir = fs::path(r.out_dir) / "parts";
+  fs::create_directories(dir);
+  Progress progress(name, 2 * pairs);
+  std::vector<MatchGame> games;
+  for (int first = 0; first < pairs; first += part_pairs) {
+    MatchConfig part = match;
+    part.first_pair = first;
+    part.games = 2 * std::min(part_pairs, pairs - first);
+    part.concurrency = std::clamp(match.concurrency, 1, part.games);
+    const std::string key = PartKey(r, part);
+    const std::string path = (dir / fmt::format("{}-{:05d}.json", Slug(name), first)).string();
+    std::optional<std::vector<MatchGame>> saved = ReadPart<G>(path, key, part);
+    if (saved) {
+      progress.AddResumed(int64_t(saved->size()));
+      summary.games_resumed += int64_t(saved->size());
+    } else {
+      saved = RunMatch(r.variant, part, [&](const MatchGame& game) { progress.Add(game); }).games;
+      summary.games_searched += int64_t(saved->size());
+      nlohmann::json json_games = nlohmann::json::array();
+      for (const MatchGame& game : *saved) json_games.push_back(GameJson(game));
+      WriteFileAtomically(path, nlohmann::json({{"key", key}, {"games", json_games}}).dump() + "\n");
+    }
+    games.insert(games.end(), saved->begin(), saved->end());
+  }
+  return games;
+}
 
 std::string BudgetLabel(int simulations) { return fmt::format("{} sims", simulations); }
 
@@ -111,11 +247,12 @@ MatchConfig SelfPlayMatch(const ResearchConfig& c, const Resolved& r, int simula
   return match;
 }
 
-// The games of `summary` in index order.
+// The games of a match in index order.
 template <Game G>
-std::vector<StudyGame> GamesOf(const MatchSummary& summary, const std::string& label, int budget) {
+std::vector<StudyGame> GamesOf(const std::vector<MatchGame>& played, const std::string& label,
+                               int budget) {
   std::vector<StudyGame> games;
-  for (const MatchGame& game : summary.games) {
+  for (const MatchGame& game : played) {
     games.push_back(StudyGameFromMatch<G>(game, label, budget));
   }
   std::sort(games.begin(), games.end(),
@@ -128,7 +265,8 @@ std::vector<StudyGame> GamesOf(const MatchSummary& summary, const std::string& l
 // a pair: the study keeps one of two identical games.
 template <Game G>
 std::vector<StudyGame> PlayerGames(const ResearchConfig& c, const Resolved& r,
-                                   const std::string& spec, uint64_t seed) {
+                                   const std::string& spec, uint64_t seed,
+                                   ResearchSummary& result) {
   MatchConfig match;
   match.player1 = match.player2 = spec;
   match.games = r.games;
@@ -140,11 +278,8 @@ std::vector<StudyGame> PlayerGames(const ResearchConfig& c, const Resolved& r,
   if (c.player_opening_plies > 0) match.openings = fmt::format("random:{}", c.player_opening_plies);
   match.sample_plies = c.sample_plies;
   match.temperature = c.temperature;
-  Progress progress(spec, match.games);
-  const MatchSummary summary =
-      RunMatch(r.variant, match, [&](const MatchGame& game) { progress.Add(game); });
   std::vector<StudyGame> games;
-  for (StudyGame& game : GamesOf<G>(summary, spec, 0)) {
+  for (StudyGame& game : GamesOf<G>(StudyMatch<G>(r, match, spec, result), spec, 0)) {
     const bool repeat = !games.empty() && games.back().index / 2 == game.index / 2 &&
                         games.back().start == game.start && games.back().moves == game.moves;
     if (!repeat) games.push_back(std::move(game));
@@ -159,7 +294,7 @@ template <Game G>
 std::vector<StudyGame> ImbalanceGames(const ResearchConfig& c, const Resolved& r,
                                       const std::vector<Imbalance>& imbalances,
                                       const std::string& spec, const std::string& name,
-                                      uint64_t seed) {
+                                      uint64_t seed, ResearchSummary& result) {
   const int pairs = (c.imbalance_games + 1) / 2;
   std::string openings;
   std::vector<std::string> labels;  // [opening]
@@ -184,10 +319,8 @@ std::vector<StudyGame> ImbalanceGames(const ResearchConfig& c, const Resolved& r
   match.openings = file;
   match.sample_plies = c.sample_plies;
   match.temperature = c.temperature;
-  Progress progress("imbalances, " + name, match.games);
-  const MatchSummary summary =
-      RunMatch(r.variant, match, [&](const MatchGame& game) { progress.Add(game); });
-  std::vector<StudyGame> games = GamesOf<G>(summary, "", 0);
+  std::vector<StudyGame> games =
+      GamesOf<G>(StudyMatch<G>(r, match, "imbalances, " + name, result), "", 0);
   for (StudyGame& game : games) game.label = labels[size_t(game.index / 2)];
   return games;
 }
@@ -328,6 +461,9 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
   s.emplace_back("seed", std::to_string(c.seed));
   if (!c.run_dir.empty()) s.emplace_back("run", c.run_dir);
 
+  ResearchSummary result;
+  result.variant = r.variant;
+  result.out_dir = r.out_dir;
   // Fresh self-play games per budget.
   std::vector<StudyGame> fresh;
   for (size_t b = 0; b < r.budgets.size(); ++b) {
@@ -335,14 +471,10 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
     report.budget_labels.push_back(label);
     const MatchConfig match =
         SelfPlayMatch(c, r, r.budgets[b], r.games, SplitMix64(c.seed * 1000003u + b));
-    Progress progress(label, r.games);
-    const MatchSummary summary =
-        RunMatch(r.variant, match, [&](const MatchGame& game) { progress.Add(game); });
-    for (StudyGame& game : GamesOf<G>(summary, label, r.budgets[b])) fresh.push_back(game);
+    for (StudyGame& game : GamesOf<G>(StudyMatch<G>(r, match, label, result), label, r.budgets[b])) {
+      fresh.push_back(game);
+    }
   }
-  ResearchSummary result;
-  result.variant = r.variant;
-  result.out_dir = r.out_dir;
   result.games_played = int64_t(fresh.size());
 
   // The dedicated search of the start position, then games after its preferred first moves.
@@ -387,10 +519,8 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
     MatchConfig match = SelfPlayMatch(c, r, r.budgets.front(), followed * r.first_move_games,
                                       SplitMix64(c.seed * 1000003u + 999));
     match.openings = openings_file;
-    Progress progress("first moves", match.games);
-    const MatchSummary summary =
-        RunMatch(r.variant, match, [&](const MatchGame& game) { progress.Add(game); });
-    after_first = GamesOf<G>(summary, report.first_move_label, r.budgets.front());
+    after_first = GamesOf<G>(StudyMatch<G>(r, match, "first moves", result),
+                             report.first_move_label, r.budgets.front());
     for (FirstMoveRow& row : report.first_moves) {
       for (const StudyGame& game : after_first) {
         if (game.start != row.position) continue;
@@ -420,7 +550,7 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
   std::vector<StudyGame> others;
   for (size_t p = 0; p < c.players.size(); ++p) {
     for (StudyGame& game :
-         PlayerGames<G>(c, r, c.players[p], SplitMix64(c.seed * 1000003u + 2000 + p))) {
+         PlayerGames<G>(c, r, c.players[p], SplitMix64(c.seed * 1000003u + 2000 + p), result)) {
       others.push_back(std::move(game));
     }
   }
@@ -435,7 +565,7 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
     for (size_t p = 0; p < players.size(); ++p) {
       imbalance_games[p] = ImbalanceGames<G>(c, r, imbalances, players[p].second,
                                              players[p].first,
-                                             SplitMix64(c.seed * 1000003u + 3000 + p));
+                                             SplitMix64(c.seed * 1000003u + 3000 + p), result);
       result.games_played += int64_t(imbalance_games[p].size());
       std::vector<const StudyGame*> pointers;
       for (const StudyGame& game : imbalance_games[p]) pointers.push_back(&game);
@@ -620,6 +750,7 @@ ResearchSummary RunResearch(const ResearchConfig& c) {
   }
   r.variant = c.variant;
   if (r.variant.empty()) r.variant = nets::ReadNetFile(r.net_file).game;
+  r.net_hash = fmt::format("{:016x}", std::hash<std::string>()(ReadTextFile(r.net_file)));
   if (r.run_config && r.run_config->variant() != r.variant) {
     throw Error("research: run '" + c.run_dir + "' is a run of " + r.run_config->variant() +
                 ", not " + r.variant);

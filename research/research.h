@@ -11,7 +11,8 @@
 //
 // Reproducible: game k of budget b is seeded from `seed`, b and k alone (arena/match_games.h),
 // so the same command gives the same games (up to floating-point differences of batch sizes on
-// a GPU). Progress goes to stderr (a live line on a terminal, a line per tenth otherwise), with
+// a GPU). Resumable: every match is played in parts whose games are saved in OUT/parts/ as each
+// part ends; the same command run again reads the finished parts and plays only the rest. Progress goes to stderr (a live line on a terminal, a line per tenth otherwise), with
 // the time left at the match's pace.
 
 #include <cstdint>
@@ -70,6 +71,11 @@ struct ResearchSummary {
   std::string html;          // path of report.html
   int64_t games_played = 0;  // fresh games (budgets and first moves)
   int64_t record_games = 0;  // games read from the run's records
+  // The matches' games (before one of two identical games of a deterministic player's pair is
+  // dropped): read back from the parts an earlier run of the same command finished (OUT/parts/),
+  // and played by this run.
+  int64_t games_resumed = 0;
+  int64_t games_searched = 0;
 };
 
 // Runs the study. Throws vz::Error on bad settings (naming the option: no net, games < 1, a budget

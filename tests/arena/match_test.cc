@@ -231,6 +231,36 @@ void ExpectSameGames(const MatchSummary& first, const MatchSummary& again) {
   }
 }
 
+// A match played in parts (MatchConfig::first_pair) plays the same games, with the same numbers,
+// as in one piece: in lockstep (an MCTS player sampling its first plies) and on threads.
+TEST(SelfplayMatchTest, AMatchInPartsPlaysTheSameGames) {
+  for (const char* player1 : {"rollout:6", "random"}) {
+    MatchConfig config{.player1 = player1,
+                       .player2 = "alphabeta:1",
+                       .games = 8,
+                       .openings = "random:2",
+                       .concurrency = 3,
+                       .max_plies = 12,
+                       .seed = 9,
+                       .sample_plies = 4};
+    const MatchSummary whole = RunMatch("chaco-rex", config);
+    MatchSummary parts;
+    for (const auto& [first, games] : {std::pair{0, 2}, std::pair{1, 4}, std::pair{3, 2}}) {
+      MatchConfig part = config;
+      part.first_pair = first;
+      part.games = games;
+      for (MatchGame& game : RunMatch("chaco-rex", part).games) {
+        EXPECT_GE(game.index, 2 * first) << player1;
+        EXPECT_LT(game.index, 2 * first + games) << player1;
+        parts.games.push_back(std::move(game));
+      }
+    }
+    ExpectSameGames(whole, parts);
+  }
+  EXPECT_THROW(RunMatch("chad", {.player1 = "random", .player2 = "random", .first_pair = -1}),
+               Error);
+}
+
 // Through RunMatch: the same games whatever the concurrency, and the evaluator counts reported.
 TEST(SelfplayMatchTest, LockstepMatchDoesNotDependOnConcurrency) {
   MatchConfig config{.player1 = "rollout:8",

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -190,6 +192,38 @@ TEST_F(ResearchReportTest, TheSameSeedGivesTheSameGames) {
   EXPECT_EQ(Read("first", "games.csv"), Read("second", "games.csv"));
   EXPECT_EQ(Read("first", "balance.csv"), Read("second", "balance.csv"));
   EXPECT_EQ(Read("first", "openings_tree.csv"), Read("second", "openings_tree.csv"));
+}
+
+// The same command run again reads the finished parts and plays nothing; a corrupted part is
+// played again, with the same games; another command (another seed) reuses no part.
+TEST_F(ResearchReportTest, ARunAgainResumesFromTheFinishedParts) {
+  EXPECT_EQ(first_->games_resumed, 0);
+  EXPECT_GE(first_->games_searched, first_->games_played);
+  const ResearchSummary again = RunResearch(Config("first"));
+  EXPECT_EQ(again.games_searched, 0);
+  EXPECT_EQ(again.games_resumed, first_->games_searched);
+  EXPECT_EQ(again.games_played, first_->games_played);
+  const std::string games = Read("first", "games.csv");
+  std::vector<fs::path> parts;
+  for (const auto& entry : fs::directory_iterator(*dir_ / "first" / "parts")) {
+    parts.push_back(entry.path());
+  }
+  ASSERT_GE(parts.size(), 5u);  // 2 budgets, first moves, alpha-beta, 2 imbalance matches
+  std::sort(parts.begin(), parts.end());
+  {
+    std::ofstream corrupt(parts[0], std::ios::trunc);
+    corrupt << "{\"key\": \"cut by a kill";
+  }
+  const ResearchSummary repaired = RunResearch(Config("first"));
+  EXPECT_GT(repaired.games_searched, 0);
+  EXPECT_LT(repaired.games_searched, first_->games_searched);
+  EXPECT_EQ(repaired.games_searched + repaired.games_resumed, first_->games_searched);
+  EXPECT_EQ(Read("first", "games.csv"), games);
+  ResearchConfig other = Config("first");
+  other.seed = 4;
+  other.players.clear();
+  other.imbalance_games = 0;
+  EXPECT_EQ(RunResearch(other).games_resumed, 0);
 }
 
 TEST_F(ResearchReportTest, BadSettingsAreErrors) {
