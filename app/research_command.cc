@@ -95,6 +95,10 @@ void AddResearchCommand(CLI::App& app) {
                    "Random plies without a capture after the pieces are taken off")
       ->check(CLI::Range(0, 200));
   command
+      ->add_option("--strength-games", config->strength_games,
+                   "Games of the net against alphabeta:1 and against alphabeta:2 (0: none)")
+      ->check(CLI::Range(0, 1000000));
+  command
       ->add_option("--decision-every", config->decision_every,
                    "Judge a position every this many plies for the decision-moves metric (0: "
                    "not measured)")

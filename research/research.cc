@@ -8,10 +8,12 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "arena/player.h"
+#include "arena/stats.h"
 #include "engine/core/atomic_file.h"
 #include "engine/core/clock.h"
 #include "engine/games.h"
@@ -222,6 +224,29 @@ std::vector<MatchGame> StudyMatch(const Resolved& r, const MatchConfig& match,
     games.insert(games.end(), saved->begin(), saved->end());
   }
   return games;
+}
+
+// "W-D-L (score, Elo e [low, high]) over N games from OPENINGS" for player 1 of a match's games
+// (pairs: games 2k and 2k+1).
+std::string StrengthLine(const std::vector<MatchGame>& games, const std::string& openings) {
+  int64_t wins = 0, draws = 0, losses = 0;
+  std::map<int, int> pair_points;  // pair -> player 1's half points
+  for (const MatchGame& game : games) {
+    const Status player1_win = game.player1_white ? Status::kWhiteWins : Status::kBlackWins;
+    const int half_points = game.outcome.status == Status::kDraw ? 1
+                            : game.outcome.status == player1_win ? 2
+                                                                 : 0;
+    wins += half_points == 2;
+    draws += half_points == 1;
+    losses += half_points == 0;
+    pair_points[game.index / 2] += half_points;
+  }
+  Pentanomial pentanomial;
+  for (const auto& [pair, points] : pair_points) pentanomial.AddPair(points);
+  const EloEstimate elo = EstimateElo(pentanomial);
+  return fmt::format("{}-{}-{} ({:.3f}, Elo {:+.0f} [{:+.0f}, {:+.0f}]) in {} games from {}", wins,
+                     draws, losses, elo.score, elo.elo, elo.elo_low, elo.elo_high, games.size(),
+                     openings);
 }
 
 std::string BudgetLabel(int simulations) { return fmt::format("{} sims", simulations); }
@@ -588,6 +613,24 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
                                    c.imbalance_plies)
                      : std::string("none"));
 
+  // The net's strength against the fixed opponents, as it plays in the study.
+  for (int depth = 1; c.strength_games > 0 && depth <= 2; ++depth) {
+    MatchConfig match;
+    match.player1 = net_spec;
+    match.player2 = fmt::format("alphabeta:{}", depth);
+    match.games = (c.strength_games + 1) / 2 * 2;
+    match.concurrency = std::clamp(c.concurrency, 1, match.games);
+    match.openings = "random:4";
+    match.max_plies = r.max_plies;
+    match.adjudication = r.adjudication;
+    match.material_margin = r.material_margin;
+    match.seed = SplitMix64(c.seed * 1000003u + 4000 + uint64_t(depth));
+    const std::vector<MatchGame> games =
+        StudyMatch<G>(r, match, "strength, " + match.player2, result);
+    s.emplace_back(fmt::format("strength: {} against {}", net_label, match.player2),
+                   StrengthLine(games, match.openings));
+  }
+
   // The tables.
   std::vector<StudyGame> balance_games = fresh;
   balance_games.insert(balance_games.end(), others.begin(), others.end());
@@ -715,10 +758,10 @@ ResearchSummary RunResearch(const ResearchConfig& c) {
   if (c.opening_depth < 1) throw Error("research: --opening-plies must be at least 1");
   if (c.sample_plies < 0) throw Error("research: --sample-plies must not be negative");
   if (c.imbalance_games < 0 || c.imbalance_plies < 0 || c.player_opening_plies < 0 ||
-      c.decision_every < 0) {
+      c.decision_every < 0 || c.strength_games < 0) {
     throw Error(
-        "research: --imbalance-games, --imbalance-plies, --player-opening-plies and "
-        "--decision-every must not be negative");
+        "research: --imbalance-games, --imbalance-plies, --player-opening-plies, "
+        "--decision-every and --strength-games must not be negative");
   }
   for (const std::string& spec : c.players) {
     try {

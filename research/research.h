@@ -62,6 +62,9 @@ struct ResearchConfig {
   // Decision moves of the game metrics (research/metrics.h): a position every this many plies
   // judged by alphabeta:2 (0 = not measured).
   int decision_every = 8;
+  // The net's strength as studied (its largest budget) against the fixed opponents alphabeta:1
+  // and alphabeta:2: games each from random 4-ply openings, in pairs (0 = not measured).
+  int strength_games = 20;
   std::string command;         // the command line, for the report
 };
 

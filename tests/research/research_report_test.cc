@@ -63,6 +63,7 @@ class ResearchReportTest : public ::testing::Test {
     config.players = {"alphabeta:1"};
     config.imbalance_games = 2;
     config.decision_every = 6;
+    config.strength_games = 2;
     config.command = "vzero research (test)";
     return config;
   }
@@ -82,6 +83,8 @@ TEST_F(ResearchReportTest, EverySectionAndFileIsThere) {
   // deterministically (one of two identical games is kept).
   EXPECT_GE(first_->games_played, 2 * 6 + 2 * 2 + 9 * 2 * 2 + 3);
   EXPECT_LE(first_->games_played, 2 * 6 + 2 * 2 + 9 * 2 * 2 + 6);
+  // The strength games (2 against each of alphabeta:1 and alphabeta:2) are not study games.
+  EXPECT_EQ(first_->games_searched - first_->games_played, 4 + (6 - (first_->games_played - 52)));
   const std::string html = Read("first", "report.html");
   for (const char* id : {"id=\"balance\"", "id=\"metrics\"", "id=\"piece-values\"",
                          "id=\"imbalances\"", "id=\"players\"", "id=\"openings\"",
@@ -107,6 +110,13 @@ TEST_F(ResearchReportTest, EverySectionAndFileIsThere) {
   for (const char* key : {"balance", "piece_values", "openings", "shape", "examples", "games",
                           "metrics", "imbalances", "players"}) {
     EXPECT_TRUE(report.contains(key)) << key;
+  }
+  // The net's strength against the fixed opponents, in the settings.
+  for (const char* opponent : {"alphabeta:1", "alphabeta:2"}) {
+    const std::string key = std::string("strength: 4 sims against ") + opponent;
+    ASSERT_TRUE(report["settings"].contains(key)) << key;
+    EXPECT_NE(report["settings"][key].get<std::string>().find("in 2 games from random:4"),
+              std::string::npos);
   }
   // The metrics of each group: the two budgets and the alpha-beta player.
   std::map<std::string, int> metrics_per_group;
