@@ -112,10 +112,10 @@ void AddResearchCommand(CLI::App& app) {
       for (const std::string& value : option->results()) config->command += " " + value;
     }
     const research::ResearchSummary summary = research::RunResearch(*config);
-    fmt::print("research {}: {} fresh games ({} read back from finished parts), {} run-record "
-               "games -> {}\n",
-               summary.variant, summary.games_played, summary.games_resumed,
-               summary.record_games, summary.html);
+    fmt::print("research {}: {} study games, {} run-record games -> {}\n", summary.variant,
+               summary.games_played, summary.record_games, summary.html);
+    fmt::print("matches: {} games played now, {} read back from the parts of an earlier run\n",
+               summary.games_searched, summary.games_resumed);
   });
 }
 

@@ -10,11 +10,11 @@
 // an MCTS player adds its leaves to that player's batch, and each player's evaluator (one per
 // player: a net is loaded once) is called once per round on the whole batch, all in one thread.
 // Without MCTS players, or with a timed player (`movetime=MS`, which searches each move alone by
-// its clock), `concurrency` threads each play whole pairs with players of their own. Either way game k gets seeds
-// derived from the match seed and k alone, so a game's moves do not depend on the concurrency
-// (for a net player up to floating-point differences between batch sizes); only the order of
-// completion and which pairs are played before an SPRT stop do. Two players with the same MCTS
-// spec (self-play) share one evaluator: the net is loaded once and each round's leaves of both
+// its clock), `concurrency` threads each play whole pairs with players of their own. Either way
+// game k gets seeds derived from the match seed and k alone, so a game's moves do not depend on the
+// concurrency (for a net player up to floating-point differences between batch sizes); only the
+// order of completion and which pairs are played before an SPRT stop do. Two players with the same
+// MCTS spec (self-play) share one evaluator: the net is loaded once and each round's leaves of both
 // colours go to it in one call.
 
 #include <atomic>
@@ -59,9 +59,9 @@ struct MatchConfig {
   // so that games of a player against itself differ; 0: always the most visited move.
   int sample_plies = 0;
   float temperature = 1.0f;
-  // The match plays pairs [first_pair, first_pair + games / 2) of a longer match: their openings,
-  // seeds and game numbers (MatchGame::index) are those pairs' there, so a match played in parts
-  // (a study that resumes from its finished parts) plays the same games as in one piece.
+  // The match plays pairs [first_pair, first_pair + (games + 1) / 2) of a longer match: their
+  // openings, seeds and game numbers (MatchGame::index) are those pairs' there, so a match played
+  // in parts (a study that resumes from its finished parts) plays the same games as in one piece.
   int first_pair = 0;
 };
 

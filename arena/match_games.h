@@ -79,7 +79,6 @@ bool GameOver(const GameState<G>& game, size_t opening_plies, const MatchConfig&
          int(game.moves().size() - opening_plies) >= config.max_plies;
 }
 
-
 // Plays game `index` of a match from `opening`, each player searching alone.
 template <Game G>
 MatchGame PlayGame(const GameState<G>& opening, Player<G>& white, Player<G>& black,

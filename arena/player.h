@@ -15,9 +15,9 @@
 //                       completed iteration's move). A match with a timed player plays on
 //                       `concurrency` threads, each playing whole pairs with its own players (no
 //                       shared batches); keep concurrency at or below the cores for fair clocks.
-//   ...:qs              (after rollout:SIMS or net:FILE:SIMS) each leaf value corrected by a capture
-//                       search (engine/search/quiescence_evaluator.h): tactical safety, not
-//                       zero-knowledge
+//   ...:qs              (after rollout:SIMS or net:FILE:SIMS) each leaf value corrected by a
+//                       capture search (engine/search/quiescence_evaluator.h): tactical safety,
+//                       not zero-knowledge
 // `uci:COMMAND` is not available yet: its spec is rejected with a message saying so.
 //
 // A player plays one game at a time and belongs to one thread. The MCTS players (rollout, net)
@@ -79,12 +79,12 @@ inline constexpr int64_t kMaxMoveTimeMs = 3600 * 1000;
 
 // A parsed spec string: kind and its integer parameter (0 for `random`).
 struct PlayerSpec {
-  std::string kind;  // "random", "rollout", "alphabeta", "net"
-  int value = 0;     // simulations or depth (the cap when move_time_ms is set)
-  int64_t move_time_ms = 0;  // movetime=MS: time a move in ms; 0 = the budget is `value`
-  std::string file;  // net file of `net:FILE:SIMS`; "default": the shipped net
+  std::string kind;              // "random", "rollout", "alphabeta", "net"
+  int value = 0;                 // simulations or depth (the cap when move_time_ms is set)
+  int64_t move_time_ms = 0;      // movetime=MS: time a move in ms; 0 = the budget is `value`
+  std::string file;              // net file of `net:FILE:SIMS`; "default": the shipped net
   bool leaf_quiescence = false;  // the `:qs` option of MCTS players
-  std::string text;  // the spec as given
+  std::string text;              // the spec as given
 
   // Throws vz::Error naming `text` on an unknown kind or a bad number.
   static PlayerSpec Parse(std::string_view text);
@@ -132,8 +132,10 @@ class AlphaBetaPlayer final : public Player<G> {
     } else {
       result = search_.Search(state, depth_);
     }
-    // The score is the mover's: alpha-beta's centipawns as a value (ScoreToValue).
-    const float value = ScoreToValue(result.score);
+    // The score is the mover's: alpha-beta's centipawns as a value (ScoreToValue); none when the
+    // clock stopped the first iteration.
+    const float value =
+        result.depth > 0 ? ScoreToValue(result.score) : std::numeric_limits<float>::quiet_NaN();
     last_value_ = G::SideToMove(state.position()) == Color::kWhite ? value : -value;
     return result.best_move == kNullMove ? state.legal_moves()[0] : result.best_move;
   }
@@ -261,10 +263,10 @@ class RolloutPlayer final : public SearchPlayer<G> {
   // `evaluator` is `rollouts` or a decorator of it (QuiescenceEvaluator) that owns it.
   RolloutPlayer(std::shared_ptr<Evaluator<G>> evaluator, RolloutEvaluator<G>& rollouts,
                 int simulations, int64_t move_time_ms = 0)
-      : SearchPlayer<G>(std::move(evaluator), simulations,
-                        move_time_ms > 0 ? SearchParams().max_nodes
-                                         : int64_t(simulations) * 256 + 4096,
-                        move_time_ms),
+      : SearchPlayer<G>(
+            std::move(evaluator), simulations,
+            move_time_ms > 0 ? SearchParams().max_nodes : int64_t(simulations) * 256 + 4096,
+            move_time_ms),
         rollouts_(rollouts) {}
   void NewGame(uint64_t seed) override {
     seed_ = seed;
@@ -313,7 +315,8 @@ std::unique_ptr<Player<G>> MakePlayer(const PlayerSpec& spec,
   }
   if (spec.kind == "rollout") {
     Evaluator<G>* inner = evaluator.get();
-    if (auto* quiescence = dynamic_cast<QuiescenceEvaluator<G>*>(inner)) inner = &quiescence->inner();
+    if (auto* quiescence = dynamic_cast<QuiescenceEvaluator<G>*>(inner))
+      inner = &quiescence->inner();
     auto* rollouts = dynamic_cast<RolloutEvaluator<G>*>(inner);
     if (!rollouts) throw Error("player '" + spec.text + "': needs its rollout evaluator");
     return std::make_unique<RolloutPlayer<G>>(std::move(evaluator), *rollouts, spec.value,

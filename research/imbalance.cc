@@ -64,12 +64,13 @@ std::string TakeOff(const std::string& fen, int color, int kind, uint64_t& rando
 }  // namespace
 
 template <Game G>
-std::vector<std::string> ImbalanceOpenings(const Imbalance& imbalance, int count,
-                                           int random_plies, uint64_t seed) {
+std::vector<std::string> ImbalanceOpenings(const Imbalance& imbalance, int count, int random_plies,
+                                           uint64_t seed) {
   const std::string name = ImbalanceName<G>(imbalance);
   const PieceCounts start = PieceTraits<G>::Count(G::InitialPosition());
   for (int kind : {imbalance.kind, imbalance.for_kind}) {
-    if (kind >= PieceTraits<G>::kKinds) throw Error("imbalance: no piece kind " + std::to_string(kind));
+    if (kind >= PieceTraits<G>::kKinds)
+      throw Error("imbalance: no piece kind " + std::to_string(kind));
     if (kind >= 0 && (start.count[0][size_t(kind)] == 0 || start.count[1][size_t(kind)] == 0)) {
       throw Error(fmt::format("imbalance '{}': a side has no {} at the start to take off", name,
                               PieceTraits<G>::kNames[kind]));
@@ -153,13 +154,27 @@ ImbalanceStudy StudyImbalances(const std::vector<Imbalance>& imbalances,
     std::map<int64_t, int64_t> clusters;
     for (const StudyGame* game : games) {
       if (game->label != row.name && !game->label.ends_with(": " + row.name)) continue;
-      const PieceCounts counts = PieceTraits<G>::Count(G::ParsePosition(game->start));
+      PieceCounts counts;
+      try {
+        counts = PieceTraits<G>::Count(G::ParsePosition(game->start));
+      } catch (const Error& e) {
+        throw Error(
+            fmt::format("imbalance game {} ({}): {}", game->index + 1, game->label, e.what()));
+      }
       std::array<int, kMaxPieceKinds> difference{};
       for (int kind = 0; kind < PieceTraits<G>::kKinds; ++kind) {
         difference[size_t(kind)] = counts.count[0][size_t(kind)] - counts.count[1][size_t(kind)];
       }
-      // The advantaged side has more of `kind` than its opponent.
-      const bool white = difference[size_t(imbalance.kind)] > 0;
+      // The advantaged side has one more of `kind` than its opponent (and one `for_kind` less).
+      const int sign = difference[size_t(imbalance.kind)];
+      const bool matches =
+          (sign == 1 || sign == -1) &&
+          (imbalance.for_kind < 0 || difference[size_t(imbalance.for_kind)] == -sign);
+      if (!matches) {
+        throw Error(fmt::format("imbalance game {} ({}): its start '{}' is not a position of '{}'",
+                                game->index + 1, game->label, game->start, row.name));
+      }
+      const bool white = sign > 0;
       const double score = white ? game->WhiteScore() : 1.0 - game->WhiteScore();
       ++row.games;
       row.wins += score == 1.0;
@@ -195,39 +210,38 @@ ImbalanceStudy StudyImbalances(const std::vector<Imbalance>& imbalances,
     names.push_back(PieceTraits<G>::kNames[kind]);
     baselines.push_back(PieceTraits<G>::Baseline(kind));
   }
-  study.fit = FitImbalanceValues(data, pseudo_draws, names, baselines,
-                                 "imbalance matches of " + player);
+  study.fit =
+      FitImbalanceValues(data, pseudo_draws, names, baselines, "imbalance matches of " + player);
   return study;
 }
 
-std::vector<ValueComparison> CompareValues(const PieceValueFit& regression,
-                                           const PieceValueFit& imbalance) {
+std::vector<ValueComparison> CompareValues(const PieceValueFit& first,
+                                           const PieceValueFit& second) {
   std::vector<ValueComparison> rows;
-  const bool comparable = regression.error.empty() && imbalance.error.empty() &&
-                          regression.reference == imbalance.reference;
-  for (const PieceValueRow& r : regression.rows) {
+  const bool comparable =
+      first.error.empty() && second.error.empty() && first.reference == second.reference;
+  for (const PieceValueRow& a : first.rows) {
     ValueComparison row;
-    row.kind = r.kind;
-    row.regression_estimated = regression.error.empty() && r.estimated;
-    row.regression = r.relative;
-    row.baseline_relative = r.baseline_relative;
-    for (const PieceValueRow& i : imbalance.rows) {
-      if (i.kind != r.kind) continue;
-      row.imbalance_estimated = imbalance.error.empty() && i.estimated;
-      row.imbalance = i.relative;
+    row.kind = a.kind;
+    row.first_estimated = first.error.empty() && a.estimated;
+    row.first = a.relative;
+    row.baseline_relative = a.baseline_relative;
+    for (const PieceValueRow& b : second.rows) {
+      if (b.kind != a.kind) continue;
+      row.second_estimated = second.error.empty() && b.estimated;
+      row.second = b.relative;
     }
-    row.differs = comparable && row.regression_estimated && row.imbalance_estimated &&
-                  IntervalsDisjoint(r.relative, row.imbalance);
+    row.differs = comparable && row.first_estimated && row.second_estimated &&
+                  IntervalsDisjoint(row.first, row.second);
     rows.push_back(row);
   }
   return rows;
 }
 
-#define VZ_INSTANTIATE(G)                                                                         \
+#define VZ_INSTANTIATE(G)                                                                       \
   template std::vector<std::string> ImbalanceOpenings<G>(const Imbalance&, int, int, uint64_t); \
-  template ImbalanceStudy StudyImbalances<G>(const std::vector<Imbalance>&,                       \
-                                             const std::vector<const StudyGame*>&,                \
-                                             const std::string&);
+  template ImbalanceStudy StudyImbalances<G>(                                                   \
+      const std::vector<Imbalance>&, const std::vector<const StudyGame*>&, const std::string&);
 VZ_INSTANTIATE(chaco_rex::ChacoRexGame)
 VZ_INSTANTIATE(chad::ChadGame)
 VZ_INSTANTIATE(cuarenta::CuarentaGame)

@@ -43,8 +43,8 @@ std::string ImbalanceName(const Imbalance& imbalance) {
 }
 
 // The imbalances a study plays for G: the odds of each kind both sides have at the start, and
-// each such kind against the next weaker one by the baseline's values (kinds of equal baseline value
-// too: Chaco Rex's bishop against knight). Draughts has only men at the start: man odds.
+// each such kind against the next weaker one by the baseline's values (kinds of equal baseline
+// value too: Chaco Rex's bishop against knight). Draughts has only men at the start: man odds.
 template <Game G>
 std::vector<Imbalance> DefaultImbalances() {
   const PieceCounts start = PieceTraits<G>::Count(G::InitialPosition());
@@ -67,15 +67,15 @@ std::vector<Imbalance> DefaultImbalances() {
 // (a fresh draw when they do). Throws vz::Error naming the imbalance when a side lacks the piece
 // to take off, or when no such opening is found in 1000 tries (with the last try's reason).
 template <Game G>
-std::vector<std::string> ImbalanceOpenings(const Imbalance& imbalance, int count,
-                                           int random_plies, uint64_t seed);
+std::vector<std::string> ImbalanceOpenings(const Imbalance& imbalance, int count, int random_plies,
+                                           uint64_t seed);
 
 // The games of one imbalance, and the score of the advantaged side.
 struct ImbalanceRow {
   std::string name;
   Imbalance imbalance;
   int64_t games = 0, wins = 0, draws = 0, losses = 0;  // of the advantaged side
-  Interval score;  // its mean score over opening pairs (normal 95%); pairs are the unit
+  Interval score;      // its mean score over opening pairs (normal 95%); pairs are the unit
   bool sweep = false;  // it won (or lost) every game: the fit's value is a bound
 };
 
@@ -86,8 +86,10 @@ struct ImbalanceStudy {
 };
 
 // The study of `games` of one player, each labelled with its imbalance's name (StudyGame::label:
-// the name, or any prefix, ": " and the name) and started from its opening (StudyGame::start); games 2k and 2k+1 of a label form a pair (arena/match.h).
-// Rows in the order of `imbalances`.
+// the name, or any prefix, ": " and the name) and started from its opening (StudyGame::start);
+// games 2k and 2k+1 of a label form a pair (arena/match.h). Rows in the order of `imbalances`.
+// Throws vz::Error naming the game when its start does not parse or its material is not its
+// imbalance's (one `kind` more and one `for_kind` less on one side).
 template <Game G>
 ImbalanceStudy StudyImbalances(const std::vector<Imbalance>& imbalances,
                                const std::vector<const StudyGame*>& games,
@@ -101,17 +103,17 @@ PieceValueFit FitImbalanceValues(MaterialData data,
                                  const std::vector<std::string>& names,
                                  const std::vector<int>& baselines, const std::string& description);
 
-// Piece values by two methods side by side: for each kind, the regression's and the imbalance
-// matches' relative values; `differs` when both are estimated and their 95% intervals do not
-// overlap.
+// The piece values of two fits side by side (the regression's and the imbalance matches', or
+// two players'): for each kind of `first`, both relative values; `differs` when both are
+// estimated in the same units (the same reference kind, no fit error) and their 95% intervals
+// do not overlap.
 struct ValueComparison {
   std::string kind;
-  bool regression_estimated = false, imbalance_estimated = false;
-  Interval regression, imbalance;
+  bool first_estimated = false, second_estimated = false;
+  Interval first, second;
   double baseline_relative = 0;
   bool differs = false;
 };
-std::vector<ValueComparison> CompareValues(const PieceValueFit& regression,
-                                           const PieceValueFit& imbalance);
+std::vector<ValueComparison> CompareValues(const PieceValueFit& first, const PieceValueFit& second);
 
 }  // namespace vz::research

@@ -16,8 +16,7 @@ namespace {
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
 // A share of `n` as a metric: Wilson interval of `count` successes.
-Metric Share(std::string key, std::string name, std::string definition, int64_t count,
-             int64_t n) {
+Metric Share(std::string key, std::string name, std::string definition, int64_t count, int64_t n) {
   Metric metric{std::move(key), std::move(name), std::move(definition), {kNan, kNan, kNan}, n};
   if (n > 0) metric.value = ScoreInterval(count, 0, n - count);
   return metric;
@@ -48,7 +47,8 @@ Replayed Replay(const StudyGame& game, const MetricsConfig& config, AlphaBeta<G>
     total += moves.size;
     if (config.decision_every > 0 && ply % size_t(config.decision_every) == 0 && moves.size > 1) {
       std::vector<int> scores;
-      for (Move move : moves) scores.push_back(JudgeMove(judge, position, move, config.decision_depth - 1));
+      for (Move move : moves)
+        scores.push_back(JudgeMove(judge, position, move, config.decision_depth - 1));
       const int best = *std::max_element(scores.begin(), scores.end());
       const auto keeping = std::count_if(scores.begin(), scores.end(), [&](int score) {
         return score >= best - config.decision_margin;
@@ -83,8 +83,8 @@ void CheckMetricsConfig(const MetricsConfig& c) {
     throw Error(fmt::format("metrics: decision margin {} is negative", c.decision_margin));
   }
   if (c.bootstrap < 100) {
-    throw Error(fmt::format("metrics: {} bootstrap resamples are too few (at least 100)",
-                            c.bootstrap));
+    throw Error(
+        fmt::format("metrics: {} bootstrap resamples are too few (at least 100)", c.bootstrap));
   }
 }
 
@@ -138,6 +138,9 @@ GameMetrics MeasureGames(const std::vector<const StudyGame*>& games, const std::
   AlphaBeta<G> judge(int64_t{1} << 16);
   for (size_t g = 0; g < games.size(); ++g) {
     const StudyGame& game = *games[g];
+    if (game.status == Status::kOngoing) {
+      throw Error(fmt::format("metrics: {} game {} has no result", game.label, game.index + 1));
+    }
     replayed.push_back(Replay<G>(game, config, judge));
     const Color mover = G::SideToMove(G::ParsePosition(game.start));
     const int white = game.status == Status::kWhiteWins ? 1 : game.status == Status::kDraw ? 0 : -1;
@@ -159,9 +162,11 @@ GameMetrics MeasureGames(const std::vector<const StudyGame*>& games, const std::
     if (std::isfinite(change)) changes.push_back(change);
   }
 
-  Metric advantage{"first_mover_advantage", "first-mover advantage",
+  Metric advantage{"first_mover_advantage",
+                   "first-mover advantage",
                    "score of the side that moves first, minus 1/2 (Wilson 95%)",
-                   {kNan, kNan, kNan}, n};
+                   {kNan, kNan, kNan},
+                   n};
   if (n > 0) {
     const Interval score = ScoreInterval(mover_wins, n - mover_wins - mover_losses, mover_losses);
     advantage.value = {score.value - 0.5, score.low - 0.5, score.high - 0.5};
@@ -184,30 +189,29 @@ GameMetrics MeasureGames(const std::vector<const StudyGame*>& games, const std::
                                  n));
   result.metrics.push_back(
       Share("decisiveness", "decisiveness", "share of games won by one side", decisive, n));
-  result.metrics.push_back(
-      Share("drawishness", "drawishness", "share of drawn games", draws, n));
+  result.metrics.push_back(Share("drawishness", "drawishness", "share of drawn games", draws, n));
   result.metrics.push_back(Share("draws_by_rules", "draws by the rules",
                                  "share of games drawn by a rule (not at the ply limit)",
                                  rule_draws, n));
-  result.metrics.push_back(Share("timeouts", "timeouts",
-                                 "share of games adjudicated at the ply limit", timeouts, n));
-  result.metrics.push_back({"duration", "duration", "plies a game, mean (normal 95%)",
-                            MeanInterval(lengths), n});
   result.metrics.push_back(
-      {"duration_spread", "duration spread",
-       "standard deviation of the plies a game (bootstrap 95%)",
-       BootstrapInterval(
-           n,
-           [&](std::span<const int64_t> sample) {
-             if (sample.size() < 2) return kNan;
-             double sum = 0, squares = 0;
-             for (int64_t g : sample) sum += lengths[size_t(g)];
-             const double mean = sum / double(sample.size());
-             for (int64_t g : sample) squares += std::pow(lengths[size_t(g)] - mean, 2);
-             return std::sqrt(squares / double(sample.size() - 1));
-           },
-           config.bootstrap, config.seed + 1),
-       n});
+      Share("timeouts", "timeouts", "share of games adjudicated at the ply limit", timeouts, n));
+  result.metrics.push_back(
+      {"duration", "duration", "plies a game, mean (normal 95%)", MeanInterval(lengths), n});
+  result.metrics.push_back({"duration_spread", "duration spread",
+                            "standard deviation of the plies a game (bootstrap 95%)",
+                            BootstrapInterval(
+                                n,
+                                [&](std::span<const int64_t> sample) {
+                                  if (sample.size() < 2) return kNan;
+                                  double sum = 0, squares = 0;
+                                  for (int64_t g : sample) sum += lengths[size_t(g)];
+                                  const double mean = sum / double(sample.size());
+                                  for (int64_t g : sample)
+                                    squares += std::pow(lengths[size_t(g)] - mean, 2);
+                                  return std::sqrt(squares / double(sample.size() - 1));
+                                },
+                                config.bootstrap, config.seed + 1),
+                            n});
   std::vector<double> branching;
   for (const Replayed& r : replayed) {
     if (std::isfinite(r.mean_branching)) branching.push_back(r.mean_branching);
@@ -274,7 +278,7 @@ std::vector<PlayerFinding> CompareMetrics(const GameMetrics& a, const GameMetric
   return findings;
 }
 
-#define VZ_INSTANTIATE(G)                                                                  \
+#define VZ_INSTANTIATE(G)                                                                        \
   template GameMetrics MeasureGames<G>(const std::vector<const StudyGame*>&, const std::string&, \
                                        const MetricsConfig&);
 VZ_INSTANTIATE(chaco_rex::ChacoRexGame)

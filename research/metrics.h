@@ -77,7 +77,8 @@ int LeadChanges(const std::vector<float>& values, double threshold);
 double MeanValueChange(const std::vector<float>& values);
 
 // The metrics of `games` (replayed with G for the branching factor and the decision moves).
-// Throws vz::Error on a config out of range or a game that does not replay.
+// Throws vz::Error on a config out of range, a game without a result (Status::kOngoing) or a game
+// that does not replay.
 template <Game G>
 GameMetrics MeasureGames(const std::vector<const StudyGame*>& games, const std::string& label,
                          const MetricsConfig& config);

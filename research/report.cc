@@ -220,8 +220,11 @@ class Writer {
       columns.push_back(HtmlOnly(fmt::format("{} ({} games)", group.label, group.games)));
     }
     Table wide(std::move(columns));
-    Table tall({Everywhere("group", "label"), Everywhere("metric", "metric"), DataOnly("name"),
-                {kData, "", "value", 3, 4, "low", "high"}, DataOnly("samples"),
+    Table tall({Everywhere("group", "label"),
+                Everywhere("metric", "metric"),
+                DataOnly("name"),
+                {kData, "", "value", 3, 4, "low", "high"},
+                DataOnly("samples"),
                 DataOnly("definition")});
     for (const Metric& metric : r_.metrics.front().metrics) {
       std::vector<Cell> cells = {Cell::Text(metric.name), Cell::Text(metric.definition)};
@@ -277,24 +280,38 @@ class Writer {
         "pseudo-draw per imbalance and colour, standard errors clustered by pair; a sweep (all "
         "games won) makes a value a lower bound. Below each player's fit, its values by the "
         "two methods side by side; <b>differs</b> marks intervals that do not overlap.</p>\n";
-    if (r_.imbalances.empty()) return html + "<p>Not played (--imbalance-games 0).</p>\n</section>\n";
-    Table rows_csv({CsvOnly("player"), CsvOnly("imbalance"), CsvOnly("games"), CsvOnly("wins"),
-                    CsvOnly("draws"), CsvOnly("losses"),
-                    {kCsv, "", "score", 3, 4, "score_low", "score_high"}, CsvOnly("sweep")});
+    if (r_.imbalances.empty())
+      return html + "<p>Not played (--imbalance-games 0).</p>\n</section>\n";
+    Table rows_csv({CsvOnly("player"),
+                    CsvOnly("imbalance"),
+                    CsvOnly("games"),
+                    CsvOnly("wins"),
+                    CsvOnly("draws"),
+                    CsvOnly("losses"),
+                    {kCsv, "", "score", 3, 4, "score_low", "score_high"},
+                    CsvOnly("sweep")});
     std::string fits_csv = PieceValueTable().CsvHeader();
-    Table methods_csv({CsvOnly("player"), CsvOnly("kind"),
+    Table methods_csv({CsvOnly("player"),
+                       CsvOnly("kind"),
                        {kCsv, "", "regression", 3, 4, "regression_low", "regression_high"},
                        {kCsv, "", "imbalance", 3, 4, "imbalance_low", "imbalance_high"},
-                       CsvOnly("baseline_relative"), CsvOnly("differs")});
+                       CsvOnly("baseline_relative"),
+                       CsvOnly("differs")});
     json studies = json::array();
     for (size_t p = 0; p < r_.imbalances.size(); ++p) {
       const ImbalanceStudy& study = r_.imbalances[p];
       html += "<h3>" + EscapeXml(study.player) + "</h3>\n";
-      Table table({HtmlOnly("imbalance"), HtmlOnly("games (W-D-L)"),
-                   HtmlOnly("advantaged side's score [95%]"), HtmlOnly("note"),
-                   {kJson, "", "imbalance"}, {kJson, "", "games"}, {kJson, "", "wins"},
-                   {kJson, "", "draws"}, {kJson, "", "losses"},
-                   {kJson, "", "score", 3, 4, "score_low", "score_high"}, {kJson, "", "sweep"}});
+      Table table({HtmlOnly("imbalance"),
+                   HtmlOnly("games (W-D-L)"),
+                   HtmlOnly("advantaged side's score [95%]"),
+                   HtmlOnly("note"),
+                   {kJson, "", "imbalance"},
+                   {kJson, "", "games"},
+                   {kJson, "", "wins"},
+                   {kJson, "", "draws"},
+                   {kJson, "", "losses"},
+                   {kJson, "", "score", 3, 4, "score_low", "score_high"},
+                   {kJson, "", "sweep"}});
       for (const ImbalanceRow& row : study.rows) {
         const std::string games =
             fmt::format("{} ({}-{}-{})", row.games, row.wins, row.draws, row.losses);
@@ -310,19 +327,7 @@ class Writer {
       }
       html += table.Html();
       const PieceValueFit& fit = study.fit;
-      Table fit_table = PieceValueTable();
-      for (const PieceValueRow& row : fit.rows) {
-        fit_table.AddRow(
-            {Cell::Text(fit.data), Cell::Text(row.kind),
-             Cell::Html(row.estimated ? FixedDigits(row.coefficient, 3) + " ± " +
-                                            FixedDigits(1.96 * row.standard_error, 3)
-                                      : "not played"),
-             Cell::Bool(row.estimated), Cell::Real(row.coefficient), Cell::Real(row.standard_error),
-             row.estimated ? Cell::Of(row.relative) : Cell::Empty(), Cell::Of(row.relative),
-             Cell::Real(row.baseline_relative), Cell::Integer(row.baseline),
-             Cell::Integer(row.baseline), Cell::Real(row.baseline_relative),
-             Cell::Integer(fit.positions), Cell::Integer(fit.games)});
-      }
+      const Table fit_table = PieceValueTable(fit, "not played");
       fits_csv += fit_table.CsvRows();
       html += fit.error.empty()
                   ? fmt::format("<p>The fit: {} games in {} pairs; reference piece {}{}.</p>\n",
@@ -331,18 +336,16 @@ class Writer {
                         fit_table.Html()
                   : "<p>No fit: " + EscapeXml(fit.error) + "</p>\n";
       Table methods({HtmlOnly("piece"), HtmlOnly("regression over positions [95%]"),
-                     HtmlOnly("imbalance matches [95%]"), HtmlOnly("baseline", 2),
-                     HtmlOnly("")});
+                     HtmlOnly("imbalance matches [95%]"), HtmlOnly("baseline", 2), HtmlOnly("")});
       if (p < r_.value_methods.size()) {
         for (const ValueComparison& row : r_.value_methods[p].second) {
-          methods.AddRow({Cell::Text(row.kind),
-                          row.regression_estimated ? Cell::Of(row.regression) : Cell::Empty(),
-                          row.imbalance_estimated ? Cell::Of(row.imbalance) : Cell::Empty(),
-                          Cell::Real(row.baseline_relative),
-                          Cell::Text(row.differs ? "differs" : "")});
+          methods.AddRow(
+              {Cell::Text(row.kind), row.first_estimated ? Cell::Of(row.first) : Cell::Empty(),
+               row.second_estimated ? Cell::Of(row.second) : Cell::Empty(),
+               Cell::Real(row.baseline_relative), Cell::Text(row.differs ? "differs" : "")});
           methods_csv.AddRow({Cell::Text(r_.value_methods[p].first), Cell::Text(row.kind),
-                              row.regression_estimated ? Cell::Of(row.regression) : Cell::Empty(),
-                              row.imbalance_estimated ? Cell::Of(row.imbalance) : Cell::Empty(),
+                              row.first_estimated ? Cell::Of(row.first) : Cell::Empty(),
+                              row.second_estimated ? Cell::Of(row.second) : Cell::Empty(),
                               Cell::Real(row.baseline_relative), Cell::Bool(row.differs)});
         }
         html += "<p>Values by the two methods (" + EscapeXml(fit.reference) + " = 1):</p>\n" +
@@ -372,21 +375,25 @@ class Writer {
         "under the two do not overlap. A finding without the mark holds under both within the "
         "noise of these games.</p>\n";
     if (r_.players.empty()) return html + "<p>No independent player (--players).</p>\n</section>\n";
-    Table csv({DataOnly("first"), DataOnly("second"), DataOnly("finding"),
+    Table csv({DataOnly("first"),
+               DataOnly("second"),
+               DataOnly("finding"),
                {kData, "", "first_value", 3, 4, "first_low", "first_high"},
                {kData, "", "second_value", 3, 4, "second_low", "second_high"},
                DataOnly("differs")});
     for (const PlayerComparison& comparison : r_.players) {
-      html += "<h3>" + EscapeXml(comparison.first) + " and " + EscapeXml(comparison.second) +
-              "</h3>\n";
+      html +=
+          "<h3>" + EscapeXml(comparison.first) + " and " + EscapeXml(comparison.second) + "</h3>\n";
       Table table({HtmlOnly("finding"), HtmlOnly(comparison.first + " [95%]"),
                    HtmlOnly(comparison.second + " [95%]"), HtmlOnly("")});
       for (const PlayerFinding& f : comparison.findings) {
-        table.AddRow({Cell::Text(f.finding), Cell::Of(f.first), Cell::Of(f.second),
+        const auto cell = [](const Interval& i) {
+          return std::isfinite(i.value) ? Cell::Of(i) : Cell::Empty();
+        };
+        table.AddRow({Cell::Text(f.finding), cell(f.first), cell(f.second),
                       Cell::Html(f.differs ? "<b>depends on the player</b>" : "")});
         csv.AddRow({Cell::Text(comparison.first), Cell::Text(comparison.second),
-                    Cell::Text(f.finding), Cell::Of(f.first), Cell::Of(f.second),
-                    Cell::Bool(f.differs)});
+                    Cell::Text(f.finding), cell(f.first), cell(f.second), Cell::Bool(f.differs)});
       }
       html += table.Html();
     }
@@ -413,6 +420,24 @@ class Writer {
                   CsvOnly("positions"),
                   CsvOnly("games")});
   }
+  // The table of `fit`, a row per kind; `not_estimated` is the HTML text of a kind the fit could
+  // not estimate.
+  static Table PieceValueTable(const PieceValueFit& fit, const char* not_estimated) {
+    Table table = PieceValueTable();
+    for (const PieceValueRow& row : fit.rows) {
+      table.AddRow({Cell::Text(fit.data), Cell::Text(row.kind),
+                    Cell::Html(row.estimated ? FixedDigits(row.coefficient, 3) + " ± " +
+                                                   FixedDigits(1.96 * row.standard_error, 3)
+                                             : not_estimated),
+                    Cell::Bool(row.estimated), Cell::Real(row.coefficient),
+                    Cell::Real(row.standard_error),
+                    row.estimated ? Cell::Of(row.relative) : Cell::Empty(), Cell::Of(row.relative),
+                    Cell::Real(row.baseline_relative), Cell::Integer(row.baseline),
+                    Cell::Integer(row.baseline), Cell::Real(row.baseline_relative),
+                    Cell::Integer(fit.positions), Cell::Integer(fit.games)});
+    }
+    return table;
+  }
 
   std::string PieceValues() {
     std::string html = "<section id=\"piece-values\"><h2>Piece values</h2>\n";
@@ -433,19 +458,7 @@ class Writer {
       const PieceValueFit& fit = r_.piece_values[f];
       html += fmt::format("<h3>{}</h3>\n<p>{} positions of {} games", EscapeXml(fit.data),
                           fit.positions, fit.games);
-      Table table = PieceValueTable();
-      for (const PieceValueRow& row : fit.rows) {
-        table.AddRow(
-            {Cell::Text(fit.data), Cell::Text(row.kind),
-             Cell::Html(row.estimated ? FixedDigits(row.coefficient, 3) + " ± " +
-                                            FixedDigits(1.96 * row.standard_error, 3)
-                                      : "not estimable (never differed)"),
-             Cell::Bool(row.estimated), Cell::Real(row.coefficient), Cell::Real(row.standard_error),
-             row.estimated ? Cell::Of(row.relative) : Cell::Empty(), Cell::Of(row.relative),
-             Cell::Real(row.baseline_relative), Cell::Integer(row.baseline),
-             Cell::Integer(row.baseline), Cell::Real(row.baseline_relative),
-             Cell::Integer(fit.positions), Cell::Integer(fit.games)});
-      }
+      const Table table = PieceValueTable(fit, "not estimable (never differed)");
       csv += table.CsvRows();
       if (!fit.error.empty()) {
         html += ": no fit (" + EscapeXml(fit.error) + ").</p>\n";

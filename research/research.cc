@@ -16,9 +16,10 @@
 #include "arena/stats.h"
 #include "engine/core/atomic_file.h"
 #include "engine/core/clock.h"
+#include "engine/core/fnv.h"
 #include "engine/games.h"
-#include "engine/search/mcts.h"
 #include "engine/registry.h"
+#include "engine/search/mcts.h"
 #include "nets/net_file.h"
 #include "nets/shipped_nets.h"
 #include "records/game_record.h"
@@ -75,8 +76,7 @@ class Progress {
     const bool tenth = done_ * 10 / total_ != (done_ - 1) * 10 / total_;
     if (!tty_ && !tenth && done_ != total_) return;
     const double seconds = SecondsSince(start_);
-    const double left =
-        seconds / double(std::max(1, done_ - resumed_)) * double(total_ - done_);
+    const double left = seconds / double(std::max(1, done_ - resumed_)) * double(total_ - done_);
     const std::string line = fmt::format(
         "research [{}] games {}/{}  White {} draws {} Black {}  White's score {:.3f}  "
         "{:.1f} plies/s  {}",
@@ -104,13 +104,18 @@ class Progress {
 // --- parts: a study resumes from the finished parts of its matches ---------------------------
 
 // What must be equal for a saved part to be a part of `match`.
+// An openings file enters by its contents (the study rewrites its openings files on every run).
 std::string PartKey(const Resolved& r, const MatchConfig& match) {
-  return fmt::format("{} | net {} | {} | {} | games {} | first pair {} | openings {} | seed {} | "
-                     "plies {} | adjudication {} {} | sampled {} at {}",
-                     r.variant, r.net_hash, match.player1, match.player2, match.games,
-                     match.first_pair,
-                     match.openings, match.seed, match.max_plies, int(match.adjudication),
-                     match.material_margin, match.sample_plies, match.temperature);
+  std::string openings = match.openings;
+  if (!openings.empty() && openings.rfind("random:", 0) != 0) {
+    openings = fmt::format("file {:016x}", Fnv1a64(ReadTextFile(openings)));
+  }
+  return fmt::format(
+      "{} | net {} | {} | {} | games {} | first pair {} | openings {} | seed {} | "
+      "plies {} | adjudication {} {} | sampled {} at {}",
+      r.variant, r.net_hash, match.player1, match.player2, match.games, match.first_pair, openings,
+      match.seed, match.max_plies, int(match.adjudication), match.material_margin,
+      match.sample_plies, match.temperature);
 }
 
 nlohmann::json GameJson(const MatchGame& game) {
@@ -137,7 +142,7 @@ MatchGame GameFromJson(const nlohmann::json& j) {
   game.index = j.at("index").get<int>();
   game.player1_white = j.at("player1_white").get<bool>();
   const int status = j.at("status").get<int>(), reason = j.at("reason").get<int>();
-  if (status < 1 || status > 3 || reason < 0 || reason > 255) {
+  if (status < 1 || status > 3 || reason < 0 || reason > int(Reason::kAdjudication)) {
     throw Error(fmt::format("game {}: status {} or reason {} out of range", game.index + 1, status,
                             reason));
   }
@@ -174,12 +179,18 @@ std::optional<std::vector<MatchGame>> ReadPart(const std::string& path, const st
     if (int(games.size()) != expected) {
       throw Error(fmt::format("{} games instead of {}", games.size(), expected));
     }
+    std::vector<bool> seen(size_t(expected), false);
     for (const MatchGame& game : games) {
-      if (game.index < 2 * match.first_pair || game.index >= 2 * match.first_pair + expected) {
-        throw Error(fmt::format("game {} is not of this part", game.index + 1));
+      const int local = game.index - 2 * match.first_pair;
+      if (local < 0 || local >= expected || seen[size_t(local)]) {
+        throw Error(fmt::format("game {} is not of this part, or twice in it", game.index + 1));
       }
+      seen[size_t(local)] = true;
       GameState<G> state(G::ParsePosition(game.start));
       for (Move move : game.moves) state.Play(move);  // throws on a move that is not legal
+      if (!game.adjudicated && state.outcome().status != game.outcome.status) {
+        throw Error(fmt::format("game {}: its moves do not end in its result", game.index + 1));
+      }
     }
     return games;
   } catch (const std::exception& e) {
@@ -219,7 +230,8 @@ std::vector<MatchGame> StudyMatch(const Resolved& r, const MatchConfig& match,
       summary.games_searched += int64_t(saved->size());
       nlohmann::json json_games = nlohmann::json::array();
       for (const MatchGame& game : *saved) json_games.push_back(GameJson(game));
-      WriteFileAtomically(path, nlohmann::json({{"key", key}, {"games", json_games}}).dump() + "\n");
+      WriteFileAtomically(path,
+                          nlohmann::json({{"key", key}, {"games", json_games}}).dump() + "\n");
     }
     games.insert(games.end(), saved->begin(), saved->end());
   }
@@ -256,11 +268,13 @@ std::string NetSpec(const ResearchConfig& c, const Resolved& r, int simulations)
   return fmt::format("net:{}:{}{}", r.net_file, simulations, c.leaf_quiescence ? ":qs" : "");
 }
 
-// Self-play games of the net with `simulations` a move, each game's first plies sampled.
-MatchConfig SelfPlayMatch(const ResearchConfig& c, const Resolved& r, int simulations, int games,
-                          uint64_t seed) {
+// A match of the study: `player1` against `player2` (the same spec: self-play), `games` games,
+// over-long games as the study says, each game's first plies sampled (MCTS players).
+MatchConfig StudyMatchConfig(const ResearchConfig& c, const Resolved& r, const std::string& player1,
+                             const std::string& player2, int games, uint64_t seed) {
   MatchConfig match;
-  match.player1 = match.player2 = NetSpec(c, r, simulations);
+  match.player1 = player1;
+  match.player2 = player2;
   match.games = games;
   match.concurrency = std::clamp(c.concurrency, 1, games);
   match.max_plies = r.max_plies;
@@ -292,17 +306,8 @@ template <Game G>
 std::vector<StudyGame> PlayerGames(const ResearchConfig& c, const Resolved& r,
                                    const std::string& spec, uint64_t seed,
                                    ResearchSummary& result) {
-  MatchConfig match;
-  match.player1 = match.player2 = spec;
-  match.games = r.games;
-  match.concurrency = std::clamp(c.concurrency, 1, r.games);
-  match.max_plies = r.max_plies;
-  match.adjudication = r.adjudication;
-  match.material_margin = r.material_margin;
-  match.seed = seed;
+  MatchConfig match = StudyMatchConfig(c, r, spec, spec, r.games, seed);
   if (c.player_opening_plies > 0) match.openings = fmt::format("random:{}", c.player_opening_plies);
-  match.sample_plies = c.sample_plies;
-  match.temperature = c.temperature;
   std::vector<StudyGame> games;
   for (StudyGame& game : GamesOf<G>(StudyMatch<G>(r, match, spec, result), spec, 0)) {
     const bool repeat = !games.empty() && games.back().index / 2 == game.index / 2 &&
@@ -320,7 +325,8 @@ std::vector<StudyGame> ImbalanceGames(const ResearchConfig& c, const Resolved& r
                                       const std::vector<Imbalance>& imbalances,
                                       const std::string& spec, const std::string& name,
                                       uint64_t seed, ResearchSummary& result) {
-  const int pairs = (c.imbalance_games + 1) / 2;
+  // Whole pairs, an even number of them: each colour advantaged in as many openings.
+  const int pairs = (c.imbalance_games + 3) / 4 * 2;
   std::string openings;
   std::vector<std::string> labels;  // [opening]
   for (size_t i = 0; i < imbalances.size(); ++i) {
@@ -333,17 +339,11 @@ std::vector<StudyGame> ImbalanceGames(const ResearchConfig& c, const Resolved& r
   fs::create_directories(r.out_dir);
   const std::string file = r.out_dir + "/imbalance-openings-" + Slug(name) + ".txt";
   WriteFileAtomically(file, openings);
-  MatchConfig match;
-  match.player1 = match.player2 = spec;
-  match.games = 2 * int(labels.size());
-  match.concurrency = std::clamp(c.concurrency, 1, match.games);
-  match.max_plies = r.max_plies;
-  match.adjudication = r.adjudication;
-  match.material_margin = r.material_margin;
-  match.seed = seed;
+  MatchConfig match = StudyMatchConfig(c, r, spec, spec, 2 * int(labels.size()), seed);
   match.openings = file;
-  match.sample_plies = c.sample_plies;
-  match.temperature = c.temperature;
+  // Over-long games are draws: a material adjudication would decide them by the baseline's piece
+  // values, the values these matches measure independently.
+  match.adjudication = Adjudication::kDraw;
   std::vector<StudyGame> games =
       GamesOf<G>(StudyMatch<G>(r, match, "imbalances, " + name, result), "", 0);
   for (StudyGame& game : games) game.label = labels[size_t(game.index / 2)];
@@ -459,22 +459,22 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
   nets::CheckNetForGame<G>(net, r.net_file);
   auto& s = report.settings;
   s.emplace_back("net", r.net_file);
-  s.emplace_back("net provenance",
-                 fmt::format("{} training steps on {} games, created {}; {}",
-                             net.provenance.training_steps, net.provenance.games,
-                             net.provenance.created,
-                             net.provenance.knowledge.empty() ? "knowledge not recorded"
-                                                              : net.provenance.knowledge));
+  s.emplace_back(
+      "net provenance",
+      fmt::format(
+          "{} training steps on {} games, created {}; {}", net.provenance.training_steps,
+          net.provenance.games, net.provenance.created,
+          net.provenance.knowledge.empty() ? "knowledge not recorded" : net.provenance.knowledge));
   s.emplace_back("net architecture",
                  fmt::format("{} blocks x {} channels ({})", net.architecture.blocks,
                              net.architecture.channels, net.architecture.preset));
   std::string budgets;
   for (int b : r.budgets) budgets += (budgets.empty() ? "" : ", ") + std::to_string(b);
-  s.emplace_back("search", "PUCT, budgets (simulations a move): " + budgets +
-                               (c.leaf_quiescence
-                                    ? "; leaf quiescence (a capture search corrects each leaf: "
-                                      "not zero-knowledge)"
-                                    : ""));
+  s.emplace_back("search",
+                 "PUCT, budgets (simulations a move): " + budgets +
+                     (c.leaf_quiescence ? "; leaf quiescence (a capture search corrects each leaf: "
+                                          "not zero-knowledge)"
+                                        : ""));
   s.emplace_back("fresh games per budget", std::to_string(r.games));
   s.emplace_back("first plies sampled",
                  fmt::format("{} at temperature {}", c.sample_plies, c.temperature));
@@ -495,8 +495,10 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
     const std::string label = BudgetLabel(r.budgets[b]);
     report.budget_labels.push_back(label);
     const MatchConfig match =
-        SelfPlayMatch(c, r, r.budgets[b], r.games, SplitMix64(c.seed * 1000003u + b));
-    for (StudyGame& game : GamesOf<G>(StudyMatch<G>(r, match, label, result), label, r.budgets[b])) {
+        StudyMatchConfig(c, r, NetSpec(c, r, r.budgets[b]), NetSpec(c, r, r.budgets[b]), r.games,
+                         SplitMix64(c.seed * 1000003u + b));
+    for (StudyGame& game :
+         GamesOf<G>(StudyMatch<G>(r, match, label, result), label, r.budgets[b])) {
       fresh.push_back(game);
     }
   }
@@ -541,8 +543,9 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
     for (int i = 0; i < followed; ++i) openings += report.first_moves[size_t(i)].position + "\n";
     const std::string openings_file = r.out_dir + "/first_moves.txt";
     WriteFileAtomically(openings_file, openings);
-    MatchConfig match = SelfPlayMatch(c, r, r.budgets.front(), followed * r.first_move_games,
-                                      SplitMix64(c.seed * 1000003u + 999));
+    const std::string spec = NetSpec(c, r, r.budgets.front());
+    MatchConfig match = StudyMatchConfig(c, r, spec, spec, followed * r.first_move_games,
+                                         SplitMix64(c.seed * 1000003u + 999));
     match.openings = openings_file;
     after_first = GamesOf<G>(StudyMatch<G>(r, match, "first moves", result),
                              report.first_move_label, r.budgets.front());
@@ -588,8 +591,7 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
   const std::vector<Imbalance> imbalances = DefaultImbalances<G>();
   if (c.imbalance_games > 0) {
     for (size_t p = 0; p < players.size(); ++p) {
-      imbalance_games[p] = ImbalanceGames<G>(c, r, imbalances, players[p].second,
-                                             players[p].first,
+      imbalance_games[p] = ImbalanceGames<G>(c, r, imbalances, players[p].second, players[p].first,
                                              SplitMix64(c.seed * 1000003u + 3000 + p), result);
       result.games_played += int64_t(imbalance_games[p].size());
       std::vector<const StudyGame*> pointers;
@@ -615,16 +617,11 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
 
   // The net's strength against the fixed opponents, as it plays in the study.
   for (int depth = 1; c.strength_games > 0 && depth <= 2; ++depth) {
-    MatchConfig match;
-    match.player1 = net_spec;
-    match.player2 = fmt::format("alphabeta:{}", depth);
-    match.games = (c.strength_games + 1) / 2 * 2;
-    match.concurrency = std::clamp(c.concurrency, 1, match.games);
+    MatchConfig match = StudyMatchConfig(c, r, net_spec, fmt::format("alphabeta:{}", depth),
+                                         (c.strength_games + 1) / 2 * 2,
+                                         SplitMix64(c.seed * 1000003u + 4000 + uint64_t(depth)));
     match.openings = "random:4";
-    match.max_plies = r.max_plies;
-    match.adjudication = r.adjudication;
-    match.material_margin = r.material_margin;
-    match.seed = SplitMix64(c.seed * 1000003u + 4000 + uint64_t(depth));
+    match.sample_plies = 0;  // the net plays its best move, as against any opponent
     const std::vector<MatchGame> games =
         StudyMatch<G>(r, match, "strength, " + match.player2, result);
     s.emplace_back(fmt::format("strength: {} against {}", net_label, match.player2),
@@ -659,7 +656,8 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
     report.piece_values.push_back(PieceValuesOf<G>(record_games, "run records only"));
   }
   // Each independent player's regression, and every player's values by the two methods.
-  std::vector<PieceValueFit> regressions = {PieceValuesOf<G>(fresh_all, "games of the net")};
+  std::vector<PieceValueFit> regressions = {
+      PieceValuesOf<G>(GamesLabelled(fresh, net_label), "games of the net, " + net_label)};
   for (const std::string& spec : c.players) {
     std::vector<const StudyGame*> games;
     for (const StudyGame& game : others) {
@@ -695,20 +693,15 @@ ResearchSummary Study(const ResearchConfig& c, const Resolved& r) {
     PlayerComparison comparison;
     comparison.first = players[0].first;
     comparison.second = players[p].first;
-    comparison.findings =
-        CompareMetrics(report.metrics[report.budget_labels.size() - 1],
-                       report.metrics[report.budget_labels.size() + p - 1]);
+    comparison.findings = CompareMetrics(report.metrics[report.budget_labels.size() - 1],
+                                         report.metrics[report.budget_labels.size() + p - 1]);
     const auto add_values = [&](const PieceValueFit& a, const PieceValueFit& b,
                                 const std::string& method) {
-      if (!a.error.empty() || !b.error.empty() || a.reference != b.reference) return;
-      for (size_t k = 0; k < a.rows.size() && k < b.rows.size(); ++k) {
-        if (!a.rows[k].estimated || !b.rows[k].estimated || a.rows[k].kind == a.reference) {
-          continue;
-        }
+      for (const ValueComparison& row : CompareValues(a, b)) {
+        if (!row.first_estimated || !row.second_estimated || row.kind == a.reference) continue;
         comparison.findings.push_back(
-            {fmt::format("value of the {} ({} = 1, {})", a.rows[k].kind, a.reference, method),
-             a.rows[k].relative, b.rows[k].relative,
-             IntervalsDisjoint(a.rows[k].relative, b.rows[k].relative)});
+            {fmt::format("value of the {} ({} = 1, {})", row.kind, a.reference, method), row.first,
+             row.second, row.differs});
       }
     };
     add_values(regressions[0], regressions[p], "regression");
@@ -763,7 +756,12 @@ ResearchSummary RunResearch(const ResearchConfig& c) {
         "research: --imbalance-games, --imbalance-plies, --player-opening-plies, "
         "--decision-every and --strength-games must not be negative");
   }
-  for (const std::string& spec : c.players) {
+  for (size_t p = 0; p < c.players.size(); ++p) {
+    const std::string& spec = c.players[p];
+    if (std::find(c.players.begin(), c.players.begin() + long(p), spec) !=
+        c.players.begin() + long(p)) {
+      throw Error("research: --players names '" + spec + "' twice");
+    }
     try {
       PlayerSpec::Parse(spec);
     } catch (const Error& e) {
@@ -793,7 +791,7 @@ ResearchSummary RunResearch(const ResearchConfig& c) {
   }
   r.variant = c.variant;
   if (r.variant.empty()) r.variant = nets::ReadNetFile(r.net_file).game;
-  r.net_hash = fmt::format("{:016x}", std::hash<std::string>()(ReadTextFile(r.net_file)));
+  r.net_hash = fmt::format("{:016x}", Fnv1a64(ReadTextFile(r.net_file)));
   if (r.run_config && r.run_config->variant() != r.variant) {
     throw Error("research: run '" + c.run_dir + "' is a run of " + r.run_config->variant() +
                 ", not " + r.variant);

@@ -12,8 +12,9 @@
 // Reproducible: game k of budget b is seeded from `seed`, b and k alone (arena/match_games.h),
 // so the same command gives the same games (up to floating-point differences of batch sizes on
 // a GPU). Resumable: every match is played in parts whose games are saved in OUT/parts/ as each
-// part ends; the same command run again reads the finished parts and plays only the rest. Progress goes to stderr (a live line on a terminal, a line per tenth otherwise), with
-// the time left at the match's pace.
+// part ends; the same command run again reads the finished parts and plays only the rest. Progress
+// goes to stderr (a live line on a terminal, a line per tenth otherwise), with the time left at the
+// match's pace.
 
 #include <cstdint>
 #include <string>
@@ -32,7 +33,7 @@ struct ResearchConfig {
   // The net's searches with leaf quiescence (player option `:qs`, engine/search/
   // quiescence_evaluator.h), as the shipped nets play: stronger, not zero-knowledge.
   bool leaf_quiescence = false;
-  std::string out_dir;                      // "" = research-<variant>
+  std::string out_dir;  // "" = research-<variant>
   uint64_t seed = 1;
   int concurrency = 64;  // games in flight per match
   // Over-long games: 0 = the run's selfplay.max_plies (300 without a run); the adjudication and
@@ -54,9 +55,10 @@ struct ResearchConfig {
   // findings that differ between them beyond the intervals.
   std::vector<std::string> players = {"alphabeta:2"};
   int player_opening_plies = 2;
-  // Imbalance matches (research/imbalance.h): games per imbalance and player (rounded up to
-  // pairs; 0 = none), each opened by `imbalance_plies` random plies without a capture. The net
-  // plays them at its largest budget.
+  // Imbalance matches (research/imbalance.h): games per imbalance and player (rounded up to an
+  // even number of pairs, so that each colour is advantaged as often; 0 = none), over-long games
+  // drawn (a material adjudication would use the baseline's values), each opened by
+  // `imbalance_plies` random plies without a capture. The net plays them at its largest budget.
   int imbalance_games = 20;
   int imbalance_plies = 2;
   // Decision moves of the game metrics (research/metrics.h): a position every this many plies
@@ -65,14 +67,16 @@ struct ResearchConfig {
   // The net's strength as studied (its largest budget) against the fixed opponents alphabeta:1
   // and alphabeta:2: games each from random 4-ply openings, in pairs (0 = not measured).
   int strength_games = 20;
-  std::string command;         // the command line, for the report
+  std::string command;  // the command line, for the report
 };
 
 struct ResearchSummary {
   std::string variant;
   std::string out_dir;
-  std::string html;          // path of report.html
-  int64_t games_played = 0;  // fresh games (budgets and first moves)
+  std::string html;  // path of report.html
+  // Study games: the budgets', the first moves', the independent players' (one of two identical
+  // games of a pair kept) and the imbalance matches'.
+  int64_t games_played = 0;
   int64_t record_games = 0;  // games read from the run's records
   // The matches' games (before one of two identical games of a deterministic player's pair is
   // dropped): read back from the parts an earlier run of the same command finished (OUT/parts/),
@@ -82,8 +86,9 @@ struct ResearchSummary {
 };
 
 // Runs the study. Throws vz::Error on bad settings (naming the option: no net, games < 1, a budget
-// < 1, a bad player spec, negative imbalance games or plies, ...), an unknown variant, a net of another game, an unreadable run directory, net file or
-// record chunk, and on an unwritable output directory. Needs a build with LibTorch.
+// < 1, a bad player spec, negative imbalance games or plies, ...), an unknown variant, a net of
+// another game, an unreadable run directory, net file or record chunk, and on an unwritable output
+// directory. Needs a build with LibTorch.
 ResearchSummary RunResearch(const ResearchConfig& config);
 
 }  // namespace vz::research

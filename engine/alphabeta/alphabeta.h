@@ -374,9 +374,9 @@ class AlphaBeta {
   int plies_limit_ = kMaxQuiescencePlies;  // of QuiescenceScore; Search uses kMaxQuiescencePlies
   Move root_best_ = kNullMove;
   const std::function<bool()>* stop_ = nullptr;  // the stop test of the current iteration
-  bool aborted_ = false;                           // the stop test said stop
-  bool first_iteration_ = false;                   // the iteration in progress is depth 1
-  int root_moves_searched_ = 0;                    // root moves finished in this iteration
+  bool aborted_ = false;                         // the stop test said stop
+  bool first_iteration_ = false;                 // the iteration in progress is depth 1
+  int root_moves_searched_ = 0;                  // root moves finished in this iteration
 };
 
 }  // namespace vz

@@ -24,11 +24,10 @@ TEST(ResearchImbalance, TheDefaultImbalancesAreOddsAndNeighbours) {
   for (const Imbalance& imbalance : DefaultImbalances<ChacoRexGame>()) {
     names.insert(ImbalanceName<ChacoRexGame>(imbalance));
   }
-  EXPECT_EQ(names, (std::set<std::string>{"pawn against nothing", "knight against nothing",
-                                          "bishop against nothing", "rook against nothing",
-                                          "queen against nothing", "knight against pawn",
-                                          "bishop against knight", "rook against bishop",
-                                          "queen against rook"}))
+  EXPECT_EQ(names, (std::set<std::string>{
+                       "pawn against nothing", "knight against nothing", "bishop against nothing",
+                       "rook against nothing", "queen against nothing", "knight against pawn",
+                       "bishop against knight", "rook against bishop", "queen against rook"}))
       << "(assumes the baseline orders pawn < knight < bishop < rook < queen)";
   const std::vector<Imbalance> draughts = DefaultImbalances<DraughtsGame>();
   ASSERT_EQ(draughts.size(), 1u);
@@ -109,9 +108,11 @@ TEST(ResearchImbalance, TheFitRecoversKnownValuesFromSyntheticScores) {
     d[size_t(imbalance.kind)] = 1;
     if (imbalance.for_kind >= 0) d[size_t(imbalance.for_kind)] = -1;
     pseudo.push_back(d);
+    for (int& x : d) x = -x;
+    pseudo.push_back(d);
   }
-  const PieceValueFit fit = FitImbalanceValues(data, pseudo, {"pawn", "knight", "rook"},
-                                               {100, 300, 500}, "synthetic");
+  const PieceValueFit fit =
+      FitImbalanceValues(data, pseudo, {"pawn", "knight", "rook"}, {100, 300, 500}, "synthetic");
   ASSERT_EQ(fit.error, "");
   EXPECT_TRUE(fit.converged);
   EXPECT_EQ(fit.positions, 40000);
@@ -185,6 +186,9 @@ TEST(ResearchImbalance, TheTwoMethodsComparisonFlagsAPlantedDisagreement) {
   imbalance.rows[2].relative = {5.5, 4.5, 6.5};  // agrees within the intervals
   const std::vector<ValueComparison> rows = CompareValues(regression, imbalance);
   ASSERT_EQ(rows.size(), 3u);
+  EXPECT_TRUE(rows[1].first_estimated && rows[1].second_estimated);
+  EXPECT_EQ(rows[1].first.value, 3.0);
+  EXPECT_EQ(rows[1].second.value, 5.0);
   EXPECT_FALSE(rows[0].differs);  // the reference: both exactly 1
   EXPECT_TRUE(rows[1].differs);
   EXPECT_FALSE(rows[2].differs);

@@ -8,6 +8,7 @@
 #include <map>
 #include <numeric>
 
+#include "engine/core/zobrist.h"
 #include "engine/games.h"
 #include "research/metrics.h"
 
@@ -60,9 +61,9 @@ TEST(ResearchMetrics, CountsOfAKnownGameSet) {
                                Status::kWhiteWins, Status::kWhiteWins, Status::kWhiteWins,
                                Status::kDraw,      Status::kDraw,      Status::kBlackWins,
                                Status::kBlackWins};
-  const char* endings[10] = {"no-legal-move", "no-legal-move", "no-legal-move", "resignation",
-                             "no-legal-move", "adjudication",  "threefold-repetition",
-                             "adjudication",  "adjudication",  "no-legal-move"};
+  const char* endings[10] = {
+      "no-legal-move", "no-legal-move",        "no-legal-move", "resignation",  "no-legal-move",
+      "adjudication",  "threefold-repetition", "adjudication",  "adjudication", "no-legal-move"};
   for (int g = 0; g < 10; ++g) games.push_back(MakeGame(2 * (g + 1), statuses[g], endings[g]));
   MetricsConfig config;
   const GameMetrics m = MeasureGames<DraughtsGame>(Pointers(games), "test", config);
@@ -155,6 +156,53 @@ TEST(ResearchMetrics, DecisionMovesCountJudgedPositions) {
   EXPECT_EQ(decisions->value.value, 0.0);
 }
 
+// A position with a mate in one among other moves: the mate alone keeps the result, whatever the
+// margin short of a mate's score; its positions found by random play in Cuarenta, each checked by
+// the rules (the move ends the game by checkmate) rather than by the search that judges them.
+TEST(ResearchMetrics, AMateInOneIsADecisionMove) {
+  using G = cuarenta::CuarentaGame;
+  uint64_t random = 12345;
+  std::vector<StudyGame> found;
+  for (int game = 0; game < 20000 && found.size() < 3; ++game) {
+    GameState<G> state;
+    for (int ply = 0; ply < 200 && !state.outcome().IsTerminal(); ++ply) {
+      const typename G::MoveList& moves = state.legal_moves();
+      int mates = 0;
+      for (Move move : moves) {
+        GameState<G> after = state;
+        after.Play(move);
+        mates += after.outcome().reason == Reason::kCheckmate;
+      }
+      if (mates == 1 && moves.size > 1) {
+        StudyGame study;
+        study.label = "mate in one";
+        study.start = G::FormatPosition(state.position());
+        for (Move move : moves) {
+          GameState<G> after = state;
+          after.Play(move);
+          if (after.outcome().reason == Reason::kCheckmate) study.moves = {move};
+        }
+        study.status = G::SideToMove(state.position()) == Color::kWhite ? Status::kWhiteWins
+                                                                        : Status::kBlackWins;
+        study.ending = "checkmate";
+        found.push_back(study);
+        break;
+      }
+      random = SplitMix64(random);
+      state.Play(moves.moves[(random >> 32) * uint64_t(moves.size) >> 32]);
+    }
+  }
+  ASSERT_EQ(found.size(), 3u) << "no mate-in-one positions in the random games";
+  MetricsConfig config;
+  config.decision_every = 1;
+  config.decision_margin = 2000;  // far below a mate's score, far above any material swing here
+  const GameMetrics m = MeasureGames<G>(Pointers(found), "mate in one", config);
+  const Metric* decisions = FindMetric(m, "decision_moves");
+  ASSERT_NE(decisions, nullptr);
+  EXPECT_EQ(decisions->samples, 3);
+  EXPECT_EQ(decisions->value.value, 1.0);
+}
+
 TEST(ResearchMetrics, BadConfigsNameTheirField) {
   std::vector<StudyGame> games = {MakeGame(2, Status::kDraw, "adjudication")};
   const auto message = [&](MetricsConfig config) {
@@ -203,14 +251,15 @@ TEST(ResearchMetrics, TheComparisonFlagsAPlantedDifference) {
   // Player A's games are all decisive, player B's all drawn; their lengths are the same.
   std::vector<StudyGame> a, b;
   for (int g = 0; g < 40; ++g) {
-    a.push_back(MakeGame(4 + g % 3, g % 2 ? Status::kWhiteWins : Status::kBlackWins,
-                         "no-legal-move"));
+    a.push_back(
+        MakeGame(4 + g % 3, g % 2 ? Status::kWhiteWins : Status::kBlackWins, "no-legal-move"));
     b.push_back(MakeGame(4 + g % 3, Status::kDraw, "threefold-repetition"));
   }
   const GameMetrics ma = MeasureGames<DraughtsGame>(Pointers(a), "A", {});
   const GameMetrics mb = MeasureGames<DraughtsGame>(Pointers(b), "B", {});
   std::map<std::string, bool> differs;
-  for (const PlayerFinding& finding : CompareMetrics(ma, mb)) differs[finding.finding] = finding.differs;
+  for (const PlayerFinding& finding : CompareMetrics(ma, mb))
+    differs[finding.finding] = finding.differs;
   EXPECT_TRUE(differs.at("decisiveness"));
   EXPECT_TRUE(differs.at("drawishness"));
   EXPECT_FALSE(differs.at("duration"));

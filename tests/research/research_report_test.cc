@@ -78,13 +78,14 @@ class ResearchReportTest : public ::testing::Test {
 
 TEST_F(ResearchReportTest, EverySectionAndFileIsThere) {
   EXPECT_EQ(first_->variant, "chaco-rex");  // from the net file
-  // 2 budgets x 6 games, 2 first moves x 2 games, 9 imbalances x 2 games x 2 players, and the
-  // alpha-beta player's 6 games, of which a pair's two are the same game when alpha-beta plays
-  // deterministically (one of two identical games is kept).
-  EXPECT_GE(first_->games_played, 2 * 6 + 2 * 2 + 9 * 2 * 2 + 3);
-  EXPECT_LE(first_->games_played, 2 * 6 + 2 * 2 + 9 * 2 * 2 + 6);
-  // The strength games (2 against each of alphabeta:1 and alphabeta:2) are not study games.
-  EXPECT_EQ(first_->games_searched - first_->games_played, 4 + (6 - (first_->games_played - 52)));
+  // 2 budgets x 6 games, 2 first moves x 2 games, 9 imbalances x 4 games (2 asked for, rounded
+  // up to 2 pairs: one with each colour advantaged) x 2 players, and the alpha-beta player's 6
+  // games, of which a pair's two are the same game when alpha-beta plays deterministically (one
+  // of two identical games is kept).
+  EXPECT_GE(first_->games_played, 2 * 6 + 2 * 2 + 9 * 4 * 2 + 3);
+  EXPECT_LE(first_->games_played, 2 * 6 + 2 * 2 + 9 * 4 * 2 + 6);
+  // Every match game, the strength games (2 against each of alphabeta:1 and alphabeta:2) too.
+  EXPECT_EQ(first_->games_searched, 2 * 6 + 2 * 2 + 9 * 4 * 2 + 6 + 2 * 2);
   const std::string html = Read("first", "report.html");
   for (const char* id : {"id=\"balance\"", "id=\"metrics\"", "id=\"piece-values\"",
                          "id=\"imbalances\"", "id=\"players\"", "id=\"openings\"",
@@ -97,13 +98,28 @@ TEST_F(ResearchReportTest, EverySectionAndFileIsThere) {
     ++plots;
   }
   EXPECT_GE(plots, 10u);
-  for (const char* file :
-       {"report.json", "balance.csv", "endings.csv", "piece_values.csv", "openings_tree.csv",
-        "opening_lines.csv", "opening_entropy.csv", "first_moves.csv", "captures.csv",
-        "material.csv", "games.csv", "games-2-sims.pgn", "games-4-sims.pgn",
-        "games-alphabeta-1.pgn", "metrics.csv", "branching.csv", "imbalances.csv",
-        "imbalance_values.csv", "value_methods.csv", "players.csv",
-        "imbalance-openings-4-sims.txt", "imbalance-openings-alphabeta-1.txt"}) {
+  for (const char* file : {"report.json",
+                           "balance.csv",
+                           "endings.csv",
+                           "piece_values.csv",
+                           "openings_tree.csv",
+                           "opening_lines.csv",
+                           "opening_entropy.csv",
+                           "first_moves.csv",
+                           "captures.csv",
+                           "material.csv",
+                           "games.csv",
+                           "games-2-sims.pgn",
+                           "games-4-sims.pgn",
+                           "games-alphabeta-1.pgn",
+                           "metrics.csv",
+                           "branching.csv",
+                           "imbalances.csv",
+                           "imbalance_values.csv",
+                           "value_methods.csv",
+                           "players.csv",
+                           "imbalance-openings-4-sims.txt",
+                           "imbalance-openings-alphabeta-1.txt"}) {
     EXPECT_TRUE(fs::exists(*dir_ / "first" / file)) << file;
   }
   const json report = json::parse(Read("first", "report.json"));
@@ -130,7 +146,7 @@ TEST_F(ResearchReportTest, EverySectionAndFileIsThere) {
   EXPECT_EQ(report["imbalances"][1]["player"], "alphabeta:1");
   for (const json& study : report["imbalances"]) {
     EXPECT_EQ(study["imbalances"].size(), 9u);
-    for (const json& row : study["imbalances"]) EXPECT_EQ(row["games"], 2) << row["imbalance"];
+    for (const json& row : study["imbalances"]) EXPECT_EQ(row["games"], 4) << row["imbalance"];
   }
   // The findings of the net's largest budget against the alpha-beta player: every metric.
   int findings = 0;
@@ -229,6 +245,12 @@ TEST_F(ResearchReportTest, ARunAgainResumesFromTheFinishedParts) {
   EXPECT_LT(repaired.games_searched, first_->games_searched);
   EXPECT_EQ(repaired.games_searched + repaired.games_resumed, first_->games_searched);
   EXPECT_EQ(Read("first", "games.csv"), games);
+  // Other imbalance openings: only the imbalance matches are played again.
+  ResearchConfig plies = Config("first");
+  plies.imbalance_plies = 3;
+  const ResearchSummary replayed = RunResearch(plies);
+  EXPECT_EQ(replayed.games_searched, 9 * 4 * 2);
+  EXPECT_EQ(replayed.games_resumed, first_->games_searched - 9 * 4 * 2);
   ResearchConfig other = Config("first");
   other.seed = 4;
   other.players.clear();
@@ -250,6 +272,10 @@ TEST_F(ResearchReportTest, BadSettingsAreErrors) {
   config = Config("bad");
   config.players = {"alphabeta:x"};
   EXPECT_NE(testing::ErrorOf([&] { RunResearch(config); }).find("--players 'alphabeta:x'"),
+            std::string::npos);
+  config = Config("bad");
+  config.players = {"alphabeta:1", "random", "alphabeta:1"};
+  EXPECT_NE(testing::ErrorOf([&] { RunResearch(config); }).find("'alphabeta:1' twice"),
             std::string::npos);
   config = Config("bad");
   config.imbalance_games = -1;
