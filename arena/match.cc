@@ -25,6 +25,36 @@ double MatchSummary::Score() const {
   return n == 0 ? 0.5 : (double(wins) + 0.5 * double(draws)) / double(n);
 }
 
+int MatchSummary::AddPair(std::span<MatchGame> pair) {
+  int half_points = 0;
+  for (MatchGame& game : pair) {
+    const Color player1_color = game.player1_white ? Color::kWhite : Color::kBlack;
+    if (game.outcome.status == Status::kDraw) {
+      ++draws;
+      half_points += 1;
+    } else if (game.outcome.status == WinFor(player1_color)) {
+      ++wins;
+      half_points += 2;
+    } else {
+      ++losses;
+    }
+    adjudicated += game.adjudicated;
+    games.push_back(std::move(game));
+  }
+  pentanomial.AddPair(half_points);
+  elo = EstimateElo(pentanomial);
+  return half_points;
+}
+
+std::string MatchSummary::ResultText() const {
+  // `+ 0.0` turns a negative zero into 0.0 for printing.
+  return fmt::format("W {} D {} L {}, score {:.3f}, Elo {:+.0f} {}", wins, draws, losses, Score(),
+                     elo.elo + 0.0,
+                     elo.interval_defined
+                         ? fmt::format("[{:+.0f}, {:+.0f}]", elo.elo_low + 0.0, elo.elo_high + 0.0)
+                         : std::string("(interval n/a)"));
+}
+
 std::string ScoreLine(const MatchSummary& summary, int total_games) {
   const int64_t played = summary.wins + summary.draws + summary.losses;
   std::string line =
@@ -195,19 +225,7 @@ MatchSummary RunMatchFor(const MatchConfig& config, const MatchGameCallback& on_
   // Counts a finished pair; returns false once the SPRT has decided.
   auto add_pair = [&](int pair, MatchGame(&games)[2]) {
     std::lock_guard<std::mutex> lock(mutex);
-    int half_points = 0;
-    for (MatchGame& game : games) {
-      const Color player1_color = game.player1_white ? Color::kWhite : Color::kBlack;
-      if (game.outcome.status == Status::kDraw) {
-        ++summary.draws;
-        half_points += 1;
-      } else if (game.outcome.status == WinFor(player1_color)) {
-        ++summary.wins;
-        half_points += 2;
-      } else {
-        ++summary.losses;
-      }
-      summary.adjudicated += game.adjudicated;
+    for (const MatchGame& game : games) {
       if (on_game) on_game(game);
       if (records_file.is_open()) {
         records_file << game.record;
@@ -218,12 +236,10 @@ MatchSummary RunMatchFor(const MatchConfig& config, const MatchGameCallback& on_
                                 ReasonName(game.outcome.reason), game.plies,
                                 game.adjudicated ? 1 : 0, game.termination);
       }
-      summary.games.push_back(std::move(game));
     }
     records_file.flush();
     csv_file.flush();
-    summary.pentanomial.AddPair(half_points);
-    summary.elo = EstimateElo(summary.pentanomial);
+    summary.AddPair(games);
     // Once decided, the test is over: the pairs still in flight count in W/D/L and Elo, but do
     // not reopen it (fishtest stops at the first crossing of a bound).
     if (config.sprt && summary.verdict == SprtVerdict::kContinue) {

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,6 +112,14 @@ struct MatchSummary {
   int64_t evaluated[2] = {};
 
   double Score() const;  // per game, player 1
+  // Counts the finished games of one pair (one opening, player 1 once with each colour; a lone
+  // game counts as a pair of one) into W/D/L, `adjudicated`, the pentanomial and `elo`, and moves
+  // them to the end of `games`. The one tally of a match's games: RunMatch's and that of games
+  // read back (a study's saved parts). Returns player 1's half points of the pair (0..4).
+  int AddPair(std::span<MatchGame> pair);
+  // One line, player 1's view: "W 5 D 2 L 1, score 0.750, Elo +191 [+12, +370]" (a whitewash
+  // prints the large finite Elo of arena/stats.h; "(interval n/a)" where it defines none).
+  std::string ResultText() const;
   // Several lines: W/D/L, score, pentanomial, Elo with interval, adjudications, evaluator
   // batches, SPRT.
   std::string Report(const MatchConfig& config) const;

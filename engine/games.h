@@ -10,6 +10,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "engine/chaco_rex/game.h"
@@ -25,6 +26,12 @@ struct GameList {};
 
 using AllGames = GameList<draughts::DraughtsGame, cuarenta::CuarentaGame, chad::ChadGame,
                           chaco_rex::ChacoRexGame>;
+
+// Expands M(G) once for every game G of AllGames, in its order: for the explicit template
+// instantiations of a .cc file (`#define VZ_INSTANTIATE(G) template ... F<G>(...);` then
+// `VZ_FOR_EACH_GAME(VZ_INSTANTIATE)`). Checked against AllGames below.
+#define VZ_FOR_EACH_GAME(M) \
+  M(draughts::DraughtsGame) M(cuarenta::CuarentaGame) M(chad::ChadGame) M(chaco_rex::ChacoRexGame)
 
 namespace games_detail {
 
@@ -47,6 +54,18 @@ template <class F, class... Gs>
 decltype(auto) VisitList(int index, F& f, GameList<Gs...>) {
   return VisitIndex<F, Gs...>(index, f);
 }
+
+template <class G, class... Gs>
+constexpr bool InList(GameList<Gs...>) {
+  return (std::is_same_v<G, Gs> || ...);
+}
+
+#define VZ_GAME_IN_ALL_GAMES(G) +(InList<G>(AllGames{}) ? 1 : 0)
+static_assert(0 VZ_FOR_EACH_GAME(VZ_GAME_IN_ALL_GAMES) == 4 &&
+                  std::is_same_v<AllGames, GameList<draughts::DraughtsGame, cuarenta::CuarentaGame,
+                                                    chad::ChadGame, chaco_rex::ChacoRexGame>>,
+              "VZ_FOR_EACH_GAME must name every game of AllGames");
+#undef VZ_GAME_IN_ALL_GAMES
 
 }  // namespace games_detail
 

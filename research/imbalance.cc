@@ -242,10 +242,7 @@ std::vector<ValueComparison> CompareValues(const PieceValueFit& first,
   template std::vector<std::string> ImbalanceOpenings<G>(const Imbalance&, int, int, uint64_t); \
   template ImbalanceStudy StudyImbalances<G>(                                                   \
       const std::vector<Imbalance>&, const std::vector<const StudyGame*>&, const std::string&);
-VZ_INSTANTIATE(chaco_rex::ChacoRexGame)
-VZ_INSTANTIATE(chad::ChadGame)
-VZ_INSTANTIATE(cuarenta::CuarentaGame)
-VZ_INSTANTIATE(draughts::DraughtsGame)
+VZ_FOR_EACH_GAME(VZ_INSTANTIATE)
 #undef VZ_INSTANTIATE
 
 }  // namespace vz::research

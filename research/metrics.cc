@@ -281,10 +281,7 @@ std::vector<PlayerFinding> CompareMetrics(const GameMetrics& a, const GameMetric
 #define VZ_INSTANTIATE(G)                                                                        \
   template GameMetrics MeasureGames<G>(const std::vector<const StudyGame*>&, const std::string&, \
                                        const MetricsConfig&);
-VZ_INSTANTIATE(chaco_rex::ChacoRexGame)
-VZ_INSTANTIATE(chad::ChadGame)
-VZ_INSTANTIATE(cuarenta::CuarentaGame)
-VZ_INSTANTIATE(draughts::DraughtsGame)
+VZ_FOR_EACH_GAME(VZ_INSTANTIATE)
 #undef VZ_INSTANTIATE
 
 }  // namespace vz::research

@@ -312,10 +312,7 @@ std::string FormatNetDiagnostics(const NetDiagnostics& d, const std::string& tit
 #define VZ_INSTANTIATE(G)                                                  \
   template std::string WithoutPiece<G>(const std::string&, int, int, int); \
   template NetDiagnostics DiagnoseNet<G>(Evaluator<G>&, const NetDiagnosticsConfig&);
-VZ_INSTANTIATE(chaco_rex::ChacoRexGame)
-VZ_INSTANTIATE(chad::ChadGame)
-VZ_INSTANTIATE(cuarenta::CuarentaGame)
-VZ_INSTANTIATE(draughts::DraughtsGame)
+VZ_FOR_EACH_GAME(VZ_INSTANTIATE)
 #undef VZ_INSTANTIATE
 
 }  // namespace vz::research

@@ -238,27 +238,14 @@ std::vector<MatchGame> StudyMatch(const Resolved& r, const MatchConfig& match,
   return games;
 }
 
-// "W-D-L (score, Elo e [low, high]) over N games from OPENINGS" for player 1 of a match's games
-// (pairs: games 2k and 2k+1).
+// "W w D d L l, score s, Elo e [low, high] in N games from OPENINGS" for player 1 of a
+// match's games (pairs: games 2k and 2k+1).
 std::string StrengthLine(const std::vector<MatchGame>& games, const std::string& openings) {
-  int64_t wins = 0, draws = 0, losses = 0;
-  std::map<int, int> pair_points;  // pair -> player 1's half points
-  for (const MatchGame& game : games) {
-    const Status player1_win = game.player1_white ? Status::kWhiteWins : Status::kBlackWins;
-    const int half_points = game.outcome.status == Status::kDraw ? 1
-                            : game.outcome.status == player1_win ? 2
-                                                                 : 0;
-    wins += half_points == 2;
-    draws += half_points == 1;
-    losses += half_points == 0;
-    pair_points[game.index / 2] += half_points;
-  }
-  Pentanomial pentanomial;
-  for (const auto& [pair, points] : pair_points) pentanomial.AddPair(points);
-  const EloEstimate elo = EstimateElo(pentanomial);
-  return fmt::format("{}-{}-{} ({:.3f}, Elo {:+.0f} [{:+.0f}, {:+.0f}]) in {} games from {}", wins,
-                     draws, losses, elo.score, elo.elo, elo.elo_low, elo.elo_high, games.size(),
-                     openings);
+  std::map<int, std::vector<MatchGame>> pairs;
+  for (const MatchGame& game : games) pairs[game.index / 2].push_back(game);
+  MatchSummary summary;
+  for (auto& [pair, pair_games] : pairs) summary.AddPair(pair_games);
+  return fmt::format("{} in {} games from {}", summary.ResultText(), games.size(), openings);
 }
 
 std::string BudgetLabel(int simulations) { return fmt::format("{} sims", simulations); }

@@ -190,7 +190,7 @@ class Gate {
     metrics_.Write(verdict);
     log_.Info(fmt::format(
         "gating at step {}: candidate vs best-{:04d}: {}; {} in {:.0f} s -> {}", step,
-        best_generation, MatchResultText(summary), judged.reason, SecondsSince(start),
+        best_generation, summary.ResultText(), judged.reason, SecondsSince(start),
         promote ? fmt::format("promoted to best-{:04d}", generation) : "kept the best"));
     return promote;
   }
@@ -283,7 +283,7 @@ class Gate {
       }
       records.push_back(StrengthRecord(point, st.opponents(k), int(st.simulations()), summary,
                                        SecondsSince(match_start), nets::UtcNow()));
-      lines.push_back(fmt::format("vs {}: {}", st.opponents(k), MatchResultText(summary)));
+      lines.push_back(fmt::format("vs {}: {}", st.opponents(k), summary.ResultText()));
     }
     CreateRunDirectories(dir_.string(), {"strength"});
     WriteFileAtomically(StrengthFile(point.step), records.dump(2) + "\n");

@@ -51,16 +51,6 @@ nlohmann::json MatchResultFields(const MatchSummary& summary) {
   return fields;
 }
 
-std::string MatchResultText(const MatchSummary& summary) {
-  // `+ 0.0` turns a negative zero into 0.0 for printing.
-  const EloEstimate& elo = summary.elo;
-  return fmt::format("W {} D {} L {}, score {:.3f}, Elo {:+.0f} {}", summary.wins, summary.draws,
-                     summary.losses, summary.Score(), elo.elo + 0.0,
-                     elo.interval_defined
-                         ? fmt::format("[{:+.0f}, {:+.0f}]", elo.elo_low + 0.0, elo.elo_high + 0.0)
-                         : std::string("(interval n/a)"));
-}
-
 nlohmann::json StrengthRecord(const StrengthPoint& point, const std::string& opponent,
                               int simulations, const MatchSummary& summary, double seconds,
                               const std::string& time) {

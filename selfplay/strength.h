@@ -54,11 +54,6 @@ struct StrengthPoint {
 // end-of-run evaluation.
 nlohmann::json MatchResultFields(const MatchSummary& summary);
 
-// One line of a match's result, player 1's view: "W 5 D 2 L 1, score 0.750, Elo +191 [+12, +370]"
-// (a whitewash prints the large finite Elo of arena/stats.h; "(interval n/a)" where it defines
-// no interval).
-std::string MatchResultText(const MatchSummary& summary);
-
 // The metrics line {"type": "strength", "time", "net", "step", "selfplay_games",
 // "selfplay_positions", "wall_seconds", "opponent", "simulations", "seconds" (the match's
 // duration), and MatchResultFields} of the match of `point`'s net against `opponent`.

@@ -134,7 +134,7 @@ std::string Evaluate(const proto::TrainConfig& config, const fs::path& dir, int6
                  RunMatchConfig(config, player, spec, int(e.games()),
                                 int(e.opening_plies()), config.seed() * 7919 + 17 + uint64_t(k)));
     const std::string line = fmt::format("best net vs {}: {}, {} adjudicated", name,
-                                         MatchResultText(summary), summary.adjudicated);
+                                         summary.ResultText(), summary.adjudicated);
     report += line + "\n";
     log.Info(line);
     json record = {

@@ -123,17 +123,12 @@ VZ_HD VZ_FORCE_INLINE bool SquareAttacked(const Position& p, int square, int us_
     if (DiagonalAttacked(square, d, occupied, bishops, vaos)) return true;
   }
   // A frog captures by jumping an unbroken row of its own pieces: seen from `square`, an enemy
-  // frog at distance >= 2 inside the row of enemy pieces that starts next to `square`.
-  for (int d = 0; d < kNumDirections; ++d) {
-    const uint64_t ray = t.ray[d][square];
-    if (!(ray & frogs & ~t.adjacent[d][square])) continue;
-    const uint64_t not_them = ray & ~them;
-    uint64_t row = ray;
-    if (not_them) {
-      const int stop = FirstOnRay(d, not_them);
-      row = ray & ~t.ray[d][stop] & ~Bit(stop);
-    }
-    if (row & frogs & ~t.adjacent[d][square]) return true;
+  // frog at distance >= 2 on one of its 8 lines with only enemy pieces between.
+  for (uint64_t jumpers = t.frog_jump_reach[square] & frogs; jumpers; jumpers &= jumpers - 1) {
+    const int frog = LowestBit(jumpers);
+    const int d = t.direction[square][frog];
+    const uint64_t between = t.ray[d][square] & ~t.ray[d][frog] & ~Bit(frog);
+    if (!(between & ~them)) return true;
   }
   return false;
 }
@@ -178,13 +173,27 @@ VZ_HD VZ_FORCE_INLINE bool PieceMoveLegal(const Position& p, const GenContext& c
          !DiagonalAttacked(c.king, to_line, occupied, bishops, vaos);
 }
 
+// Pushes the moves from `from` to each of `targets` that PieceMoveLegal allows, in square order.
+// Only the moves that touch a sensitive square are tested.
 template <class List>
 VZ_HD VZ_FORCE_INLINE void PushTargets(const Position& p, const GenContext& c, List& list, int from,
                                        uint64_t targets) {
-  while (targets) {
-    const int to = LowestBit(targets);
-    targets &= targets - 1;
-    if (PieceMoveLegal(p, c, from, to)) list.Push(MakeMove(from, to));
+  uint64_t tested = Bit(from) & c.sensitive ? targets : targets & c.sensitive;
+  uint64_t legal = targets & ~tested;
+  for (; tested; tested &= tested - 1) {
+    const int to = LowestBit(tested);
+    if (PieceMoveLegal(p, c, from, to)) legal |= Bit(to);
+  }
+  for (; legal; legal &= legal - 1) list.Push(MakeMove(from, LowestBit(legal)));
+}
+
+// Pushes the legal moves of every own piece of `type`, to targets_of(from) from each.
+template <class List, class TargetsOf>
+VZ_HD VZ_FORCE_INLINE void PushPieceMoves(const Position& p, const GenContext& c, List& list,
+                                          int type, TargetsOf targets_of) {
+  for (uint64_t bits = p.by_type[type] & c.own; bits; bits &= bits - 1) {
+    const int from = LowestBit(bits);
+    PushTargets(p, c, list, from, targets_of(from));
   }
 }
 
@@ -208,7 +217,18 @@ VZ_HD inline void GenerateMoves(const Position& p, List& list) {
   c.king = p.king[c.us];
   const bool in_check = SquareAttacked(p, c.king, c.us, c.occupied, c.enemy);
   c.in_check = in_check;
-  c.sensitive = in_check ? kAllSquares : t.diagonal_rays[c.king];
+  // Out of check, a move can only expose the king along a diagonal that holds an enemy bishop or
+  // vao (captures and own pieces never add attackers), so only those diagonals are sensitive.
+  if (in_check) {
+    c.sensitive = kAllSquares;
+  } else {
+    const uint64_t sliders = (p.by_type[kBishop] | p.by_type[kVao]) & c.enemy;
+    c.sensitive = 0;
+    for (int d = 0; d < 4; ++d) {
+      const uint64_t ray = t.ray[d][c.king];
+      if (ray & sliders) c.sensitive |= ray;
+    }
+  }
   const uint64_t own = c.own, occupied = c.occupied;
 
   // Pawns. A pawn that reaches its promotion zone may become a camel, on the last rank also a
@@ -242,17 +262,10 @@ VZ_HD inline void GenerateMoves(const Position& p, List& list) {
       push_promotions(square, square);
     }
   }
-  // The moves of every own piece of `type` to targets_of(from).
-  const auto push_piece_moves = [&](int type, auto targets_of) {
-    for (uint64_t bits = p.by_type[type] & own; bits; bits &= bits - 1) {
-      const int from = LowestBit(bits);
-      PushTargets(p, c, list, from, targets_of(from));
-    }
-  };
-  push_piece_moves(kGuard, [&](int from) { return t.guard[from] & ~own; });
-  push_piece_moves(kCamel, [&](int from) { return t.camel[from] & ~own; });
+  internal::PushPieceMoves(p, c, list, kGuard, [&](int from) { return t.guard[from] & ~own; });
+  internal::PushPieceMoves(p, c, list, kCamel, [&](int from) { return t.camel[from] & ~own; });
   // Bishops: diagonal slides up to the first piece, capturing it if it is an enemy.
-  push_piece_moves(kBishop, [&](int from) {
+  internal::PushPieceMoves(p, c, list, kBishop, [&](int from) {
     uint64_t targets = 0;
     for (int d = 0; d < 4; ++d) {
       const uint64_t ray = t.ray[d][from];
@@ -262,7 +275,7 @@ VZ_HD inline void GenerateMoves(const Position& p, List& list) {
     return targets & ~own;
   });
   // Vaos: diagonal moves to empty squares, captures only over one screen.
-  push_piece_moves(kVao, [&](int from) {
+  internal::PushPieceMoves(p, c, list, kVao, [&](int from) {
     uint64_t targets = 0;
     for (int d = 0; d < 4; ++d) {
       const uint64_t ray = t.ray[d][from];
@@ -279,10 +292,11 @@ VZ_HD inline void GenerateMoves(const Position& p, List& list) {
     return targets;
   });
   // Frogs: orthogonal steps, and jumps over a row of own pieces that does not reach the edge.
-  push_piece_moves(kFrog, [&](int from) {
+  internal::PushPieceMoves(p, c, list, kFrog, [&](int from) {
     uint64_t targets = t.orthogonal_step[from] & ~own;
-    for (int d = 0; d < kNumDirections; ++d) {
-      if (!(t.adjacent[d][from] & own)) continue;
+    // Only the directions with an own piece next to the frog have a jump.
+    for (uint64_t rows = t.neighbours[from] & own; rows; rows &= rows - 1) {
+      const int d = t.direction[from][LowestBit(rows)];
       const uint64_t landing = t.ray[d][from] & ~own;
       if (landing) targets |= Bit(FirstOnRay(d, landing));
     }

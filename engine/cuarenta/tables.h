@@ -81,11 +81,12 @@ struct BoardTables {
   uint64_t ray[kNumDirections][kNumSquares];       // squares beyond the square in that direction
   int8_t step[kNumDirections][kNumSquares];        // the adjacent square, or kNoSquare
   uint64_t adjacent[kNumDirections][kNumSquares];  // Bit(step) or 0
-  uint64_t diagonal_rays[kNumSquares];             // union of the 4 diagonal rays
   int8_t direction[kNumSquares][kNumSquares];      // [from][to]: d with to in ray[d][from], or -1
   uint64_t diagonal_step[kNumSquares];             // king moves and captures
   uint64_t vertical_step[kNumSquares];             // king's non-capturing (0, +-2) steps
   uint64_t orthogonal_step[kNumSquares];           // frog steps
+  uint64_t neighbours[kNumSquares];                // adjacent squares in all 8 directions
+  uint64_t frog_jump_reach[kNumSquares];           // squares 2 or more steps away on the 8 lines
   uint64_t guard[kNumSquares];                     // first and second diagonal squares
   uint64_t camel[kNumSquares];                     // (+-1, +-3) and (+-3, +-1) leaps
   uint64_t pawn[2][kNumSquares];                   // [colour] the three forward steps
@@ -103,6 +104,7 @@ constexpr BoardTables MakeBoardTables() {
     for (int d = 0; d < kNumDirections; ++d) {
       t.step[d][square] = int8_t(SquareAt(file + kDirDx[d], rank + kDirDy[d]));
       t.adjacent[d][square] = t.step[d][square] >= 0 ? Bit(t.step[d][square]) : 0;
+      t.neighbours[square] |= t.adjacent[d][square];
       uint64_t ray = 0;
       for (int k = 1;; ++k) {
         const int s = SquareAt(file + k * kDirDx[d], rank + k * kDirDy[d]);
@@ -111,7 +113,7 @@ constexpr BoardTables MakeBoardTables() {
         t.direction[square][s] = int8_t(d);
       }
       t.ray[d][square] = ray;
-      if (d < 4) t.diagonal_rays[square] |= ray;
+      t.frog_jump_reach[square] |= ray & ~t.adjacent[d][square];
       if (d < 4) {
         t.diagonal_step[square] |= t.adjacent[d][square];
         t.guard[square] |= t.adjacent[d][square];

@@ -1,5 +1,6 @@
 #include "arena/match.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,6 +53,54 @@ TEST(SelfplayMatchTest, PlayerSpecs) {
 // Every game is counted once, pairs are whole, and the adjudication is reported with the games it
 // decided: with max_plies 1 every game is adjudicated (material is level after one ply of
 // draughts, so each is a draw).
+// A finished game of player 1 with `player1_white`, ending in `status`.
+MatchGame FinishedGame(int index, bool player1_white, Status status, bool adjudicated = false) {
+  MatchGame game;
+  game.index = index;
+  game.player1_white = player1_white;
+  game.outcome.status = status;
+  game.adjudicated = adjudicated;
+  return game;
+}
+
+TEST(MatchSummaryTest, AddPairCountsFromPlayerOnesViewAndText) {
+  MatchSummary summary;
+  // Player 1 wins with White and draws with Black: 3 half points.
+  std::vector<MatchGame> pair = {FinishedGame(0, true, Status::kWhiteWins),
+                                 FinishedGame(1, false, Status::kDraw, true)};
+  EXPECT_EQ(summary.AddPair(pair), 3);
+  // Player 1 loses with White, wins with Black: 2.
+  pair = {FinishedGame(2, true, Status::kBlackWins), FinishedGame(3, false, Status::kBlackWins)};
+  EXPECT_EQ(summary.AddPair(pair), 2);
+  // Two wins: 4.
+  pair = {FinishedGame(4, true, Status::kWhiteWins), FinishedGame(5, false, Status::kBlackWins)};
+  EXPECT_EQ(summary.AddPair(pair), 4);
+  EXPECT_EQ(summary.wins, 4);
+  EXPECT_EQ(summary.draws, 1);
+  EXPECT_EQ(summary.losses, 1);
+  EXPECT_EQ(summary.adjudicated, 1);
+  ASSERT_EQ(summary.games.size(), 6u);
+  EXPECT_EQ(summary.games[5].index, 5);
+  EXPECT_EQ(summary.pentanomial.pairs(), 3);
+  Pentanomial expected;
+  for (int half_points : {3, 2, 4}) expected.AddPair(half_points);
+  EXPECT_DOUBLE_EQ(summary.elo.elo, EstimateElo(expected).elo);
+  const std::string text = summary.ResultText();
+  EXPECT_EQ(text.rfind("W 4 D 1 L 1, score 0.750, Elo +", 0), 0u) << text;
+  EXPECT_NE(text.find(fmt::format("[{:+.0f}, {:+.0f}]", summary.elo.elo_low, summary.elo.elo_high)),
+            std::string::npos)
+      << text;
+  // A whitewash has no interval.
+  MatchSummary whitewash;
+  for (int k = 0; k < 2; ++k) {
+    pair = {FinishedGame(2 * k, true, Status::kBlackWins),
+            FinishedGame(2 * k + 1, false, Status::kWhiteWins)};
+    EXPECT_EQ(whitewash.AddPair(pair), 0);
+  }
+  EXPECT_NE(whitewash.ResultText().find("W 0 D 0 L 4, score 0.000"), std::string::npos);
+  EXPECT_NE(whitewash.ResultText().find("(interval n/a)"), std::string::npos);
+}
+
 TEST(SelfplayMatchTest, PairsAndAdjudication) {
   MatchConfig config;
   config.player1 = "random";

@@ -3,7 +3,6 @@
 
 #include "selfplay/strength.h"
 
-#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -102,20 +101,7 @@ TEST(StrengthTest, MetricsRecordHoldsWhereTheRunStoodAndTheResult) {
   EXPECT_FALSE(record.contains("llr"));  // no SPRT
 }
 
-TEST(StrengthTest, ResultText) {
-  const MatchSummary summary = FourPairs();
-  const std::string text = MatchResultText(summary);
-  EXPECT_EQ(text.rfind("W 4 D 2 L 2, score 0.625, Elo +", 0), 0u) << text;
-  EXPECT_NE(text.find(fmt::format("[{:+.0f}, {:+.0f}]", summary.elo.elo_low, summary.elo.elo_high)),
-            std::string::npos)
-      << text;
-  // A whitewash has no interval.
-  MatchSummary whitewash;
-  whitewash.losses = 4;
-  for (int pair = 0; pair < 2; ++pair) whitewash.pentanomial.AddPair(0);
-  whitewash.elo = EstimateElo(whitewash.pentanomial);
-  EXPECT_NE(MatchResultText(whitewash).find("score 0.000"), std::string::npos);
-  EXPECT_NE(MatchResultText(whitewash).find("(interval n/a)"), std::string::npos);
+TEST(StrengthTest, ResultFieldsCarryTheSprt) {
   // With an SPRT the fields carry its ratio and verdict.
   MatchSummary tested = FourPairs();
   tested.llr = 1.5;
