@@ -4,14 +4,15 @@
 #
 #   bash scripts/train-model.sh GAME [--init-net]
 #
-# GAME: chaco-rex, chad, cuarenta or portuguese-draughts. The run is the game's demo preset
-# (configs/GAME/demo.txtpb: for the chess-likes a warm start from alphabeta:2 games, then
-# self-play) with MINUTES of self-play and training (default 15) in runs/model-GAME. Resumable:
+# GAME: chaco-rex, chad, cuarenta or portuguese-draughts. The run is the game's PRESET (default
+# demo; configs/GAME/PRESET.txtpb: for the chess-likes a warm start from alphabeta:2 games, then
+# self-play) with MINUTES of self-play and training (default 15 for the demo, the preset's own
+# stop.minutes for another preset, e.g. 100 for `PRESET=long`) in runs/model-GAME. Resumable:
 # run the same command again after an interruption and the run continues from its checkpoint.
 # When the run directory is gone, --init-net starts a new run from the committed
 # models/GAME.vznet instead of random weights. The run's newest best net is copied to
-# models/GAME.vznet. Environment: VZ_BIN (the vzero binary, default build/vzero), MINUTES,
-# VZ_MODEL_RUN (the run directory).
+# models/GAME.vznet. Environment: VZ_BIN (the vzero binary, default build/vzero), PRESET,
+# MINUTES, VZ_MODEL_RUN (the run directory).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,11 +27,14 @@ case $game in
      exit 2 ;;
 esac
 vzero=${VZ_BIN:-$root/build/vzero}
-minutes=${MINUTES:-15}
+preset=${PRESET:-demo}
+minutes=${MINUTES:-}
+if [[ -z $minutes && $preset == demo ]]; then minutes=15; fi
 run=${VZ_MODEL_RUN:-$root/runs/model-$game}
 model=$root/models/$game.vznet
 
-args=(train --variant "$game" --preset demo --set "stop.minutes=$minutes" --run-dir "$run" --no-status)
+args=(train --variant "$game" --preset "$preset" --run-dir "$run" --no-status)
+if [[ -n $minutes ]]; then args+=(--set "stop.minutes=$minutes"); fi
 if [[ ${2:-} == --init-net ]]; then
   if [[ -d $run ]]; then
     echo "train-model.sh: $run exists; resuming it (--init-net applies only to a new run)" >&2
