@@ -50,9 +50,6 @@ TEST(SelfplayMatchTest, PlayerSpecs) {
 #endif
 }
 
-// Every game is counted once, pairs are whole, and the adjudication is reported with the games it
-// decided: with max_plies 1 every game is adjudicated (material is level after one ply of
-// draughts, so each is a draw).
 // A finished game of player 1 with `player1_white`, ending in `status`.
 MatchGame FinishedGame(int index, bool player1_white, Status status, bool adjudicated = false) {
   MatchGame game;
@@ -101,6 +98,9 @@ TEST(MatchSummaryTest, AddPairCountsFromPlayerOnesViewAndText) {
   EXPECT_NE(whitewash.ResultText().find("(interval n/a)"), std::string::npos);
 }
 
+// Every game is counted once, pairs are whole, and the adjudication is reported with the games it
+// decided: with max_plies 1 every game is adjudicated (material is level after one ply of
+// draughts, so each is a draw).
 TEST(SelfplayMatchTest, PairsAndAdjudication) {
   MatchConfig config;
   config.player1 = "random";
