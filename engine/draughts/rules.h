@@ -106,18 +106,50 @@ VZ_HD void Record(CaptureSearch& s, int to, uint32_t captured, int score, bool p
   s.list->Push(move);
 }
 
-template <bool kWhite>
-VZ_HD void ManCaptures(CaptureSearch& s, int square, uint32_t captured, int score) {
-  const Geometry& g = GeometryTable();
+// A man's jumps: in each forward direction, the square jumped over and the landing square as bits
+// (both 0 where the landing square is off the board). A man rises two ranks per jump, so it makes
+// at most three jumps in one capture (from rank 1 or 2 to rank 7 or 8).
+struct ManJumpTable {
+  uint32_t over[2][kNumSquares][2];  // [colour: 0 White, 1 Black][square][direction]
+  uint32_t land[2][kNumSquares][2];
+};
+
+constexpr ManJumpTable MakeManJumpTable() {
+  const Geometry g = MakeGeometry();
+  ManJumpTable t{};
+  for (int colour = 0; colour < 2; ++colour) {
+    for (int s = 0; s < kNumSquares; ++s) {
+      for (int i = 0; i < 2; ++i) {
+        const int d = colour == 0 ? i : 2 + i;  // men capture forwards only
+        if (g.jump[s][d] < 0) continue;
+        t.over[colour][s][i] = uint32_t{1} << g.neighbour[s][d];
+        t.land[colour][s][i] = uint32_t{1} << g.jump[s][d];
+      }
+    }
+  }
+  return t;
+}
+
+VZ_DEFINE_TABLE(ManJumpTable, ManJumps, MakeManJumpTable())
+
+inline constexpr int kMaxManJumps = 3;
+
+// The capture sequences of a man standing on `square` after `kJumps` jumps; unrolled by kJumps
+// (no recursion: at most kMaxManJumps jumps).
+template <bool kWhite, int kJumps>
+VZ_HD VZ_FORCE_INLINE void ManCaptures(CaptureSearch& s, int square, uint32_t captured, int score) {
   bool extended = false;
-  for (int i = 0; i < 2; ++i) {
-    const int d = kWhite ? i : 2 + i;  // men capture forwards only
-    const int land = g.jump[square][d];
-    if (land < 0) continue;
-    const uint32_t over = Bit(g.neighbour[square][d]);
-    if (!(s.them & over) || (captured & over) || (s.occupied & Bit(land))) continue;
-    extended = true;
-    ManCaptures<kWhite>(s, land, captured | over, score + 16 + ((s.them_kings & over) ? 1 : 0));
+  if constexpr (kJumps < kMaxManJumps) {
+    const ManJumpTable& t = ManJumps();
+    const uint32_t takeable = s.them & ~captured;
+    for (int i = 0; i < 2; ++i) {
+      const uint32_t over = t.over[kWhite ? 0 : 1][square][i];
+      if (!(takeable & over) || (s.occupied & t.land[kWhite ? 0 : 1][square][i])) continue;
+      extended = true;
+      ManCaptures<kWhite, kJumps + 1>(s, LowestBit(t.land[kWhite ? 0 : 1][square][i]),
+                                      captured | over,
+                                      score + 16 + ((s.them_kings & over) ? 1 : 0));
+    }
   }
   // A man never continues past its far rank (it has no forward square), so it crowns here.
   if (!extended) Record<false>(s, square, captured, score, kWhite ? square >= 28 : square < 4);
@@ -173,7 +205,7 @@ VZ_HD void GenerateMovesFor(const Position& p, DraughtsMoveList& list) {
     for (uint32_t b = jumpers; b; b &= b - 1) {
       search.from = LowestBit(b);
       search.occupied = occupied & ~Bit(search.from);
-      ManCaptures<kWhite>(search, search.from, 0, 0);
+      ManCaptures<kWhite, 0>(search, search.from, 0, 0);
     }
     for (uint32_t b = kings; b; b &= b - 1) {
       search.from = LowestBit(b);
@@ -226,7 +258,7 @@ VZ_HD inline void GenerateMoves(const Position& p, DraughtsMoveList& list) {
 
 // Plays `move`, which must be legal in `p`: moves the piece, removes the captured pieces, crowns,
 // updates both counters and the hash, and passes the turn.
-VZ_HD inline void ApplyMove(Position& p, Move move) {
+VZ_HD VZ_FORCE_INLINE void ApplyMove(Position& p, Move move) {
   const auto& keys = DraughtsZobrist().key;
   const bool white = p.side_to_move == Color::kWhite;
   const int from = MoveFrom(move), to = MoveTo(move);
