@@ -24,17 +24,24 @@ namespace vz {
 template <class... Gs>
 struct GameList {};
 
-using AllGames = GameList<draughts::DraughtsGame, cuarenta::CuarentaGame, chad::ChadGame,
-                          chaco_rex::ChacoRexGame>;
-
-// Expands M(G) once for every game G of AllGames, in its order: for the explicit template
-// instantiations of a .cc file (`#define VZ_INSTANTIATE(G) template ... F<G>(...);` then
-// `VZ_FOR_EACH_GAME(VZ_INSTANTIATE)`). Checked against AllGames below.
+// Expands M(G) once for every game G, in AllGames order: for the explicit template instantiations
+// of a .cc file (`#define VZ_INSTANTIATE(G) template ... F<G>(...);` then
+// `VZ_FOR_EACH_GAME(VZ_INSTANTIATE)`). The one list of the games: AllGames is made from it.
 #define VZ_FOR_EACH_GAME(M) \
   M(draughts::DraughtsGame) M(cuarenta::CuarentaGame) M(chad::ChadGame) M(chaco_rex::ChacoRexGame)
 
 namespace games_detail {
+template <class First, class... Gs>
+GameList<Gs...> DropFirst(GameList<First, Gs...>);
+#define VZ_GAME_LIST_ENTRY(G) , G
+using GamesOfTheMacro = decltype(DropFirst(GameList<void VZ_FOR_EACH_GAME(VZ_GAME_LIST_ENTRY)>{}));
+#undef VZ_GAME_LIST_ENTRY
+}  // namespace games_detail
 
+// Every game, in registry order: draughts, Cuarenta, Chad, Chaco Rex.
+using AllGames = games_detail::GamesOfTheMacro;
+
+namespace games_detail {
 template <class... Gs>
 constexpr std::array<std::string_view, sizeof...(Gs)> NamesOf(GameList<Gs...>) {
   return {std::string_view(Gs::kName)...};
@@ -54,26 +61,6 @@ template <class F, class... Gs>
 decltype(auto) VisitList(int index, F& f, GameList<Gs...>) {
   return VisitIndex<F, Gs...>(index, f);
 }
-
-template <class G, class... Gs>
-constexpr bool InList(GameList<Gs...>) {
-  return (std::is_same_v<G, Gs> || ...);
-}
-
-template <class... Gs>
-constexpr int SizeOf(GameList<Gs...>) {
-  return int(sizeof...(Gs));
-}
-
-// As many entries as AllGames, each of them a game of AllGames (a game named twice would be a
-// duplicate explicit instantiation, a compile error of its own).
-#define VZ_GAME_IN_ALL_GAMES(G) +(InList<G>(AllGames{}) ? 1 : 0)
-#define VZ_COUNT_GAME(G) +1
-static_assert((0 VZ_FOR_EACH_GAME(VZ_COUNT_GAME)) == SizeOf(AllGames{}) &&
-                  (0 VZ_FOR_EACH_GAME(VZ_GAME_IN_ALL_GAMES)) == SizeOf(AllGames{}),
-              "VZ_FOR_EACH_GAME must name every game of AllGames");
-#undef VZ_COUNT_GAME
-#undef VZ_GAME_IN_ALL_GAMES
 
 }  // namespace games_detail
 

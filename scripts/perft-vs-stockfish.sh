@@ -15,18 +15,22 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 vzero=${1:-$root/build/vzero}
 rounds=${2:-3}
 stockfish=${STOCKFISH:-/usr/games/stockfish}
-if [[ ! -x $stockfish ]]; then
+if [[ ! $rounds =~ ^[1-9][0-9]*$ ]]; then
+  echo "perft-vs-stockfish.sh: ROUNDS must be a positive integer, not '$rounds'" >&2
+  exit 1
+fi
+if [[ ! -f $stockfish || ! -x $stockfish ]]; then
   echo "perft-vs-stockfish.sh: $stockfish not found (apt-get install stockfish, or set STOCKFISH)" >&2
   exit 1
 fi
-if [[ ! -x $vzero ]]; then
+if [[ ! -f $vzero || ! -x $vzero ]]; then
   echo "perft-vs-stockfish.sh: $vzero is not an executable" >&2
   exit 1
 fi
 # game and depth: a few seconds each on one core
 games=("portuguese-draughts 11" "cuarenta 6" "chaco-rex 6" "chad 5")
 
-now() { date +%s.%N; }
+now() { echo "$EPOCHREALTIME"; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 results=()  # "game round leaves_per_s"
@@ -48,6 +52,10 @@ for ((r = 1; r <= rounds; ++r)); do
     read -r game depth <<< "$entry"
     line=$("$vzero" perft --variant "$game" --depth "$depth" | tail -n 1)
     nps=$(awk '{for (i = 1; i < NF; ++i) if ($i == "nps") print $(i + 1)}' <<< "$line")
+    if [[ -z $nps ]]; then
+      echo "perft-vs-stockfish.sh: '$vzero perft --variant $game' printed no nps: '$line'" >&2
+      exit 1
+    fi
     results+=("$game $r $nps")
     echo "round $r: $game depth $depth: $line" >&2
   done

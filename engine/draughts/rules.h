@@ -15,6 +15,7 @@
 // two capture sequences with the same triple are the same move. Notation recomputes a landing path
 // when it needs the long form (engine/draughts/notation.h).
 
+#include <bit>
 #include <cstdint>
 
 #include "engine/core/macros.h"
@@ -133,6 +134,30 @@ constexpr ManJumpTable MakeManJumpTable() {
 VZ_DEFINE_TABLE(ManJumpTable, ManJumps, MakeManJumpTable())
 
 inline constexpr int kMaxManJumps = 3;
+
+// The most jumps a man of `colour` can chain from `square` on an empty board with enemies
+// everywhere: an upper bound on any capture of a man, which ManCaptures' unrolling must reach.
+constexpr int LongestManJumpChain(const ManJumpTable& t, int colour, int square) {
+  int longest = 0;
+  for (int i = 0; i < 2; ++i) {
+    if (t.land[colour][square][i] == 0) continue;
+    const int land = std::countr_zero(t.land[colour][square][i]);
+    const int chain = 1 + LongestManJumpChain(t, colour, land);
+    if (chain > longest) longest = chain;
+  }
+  return longest;
+}
+
+constexpr bool ManJumpChainsFit(int max_jumps) {
+  const ManJumpTable t = MakeManJumpTable();
+  for (int colour = 0; colour < 2; ++colour) {
+    for (int s = 0; s < kNumSquares; ++s) {
+      if (LongestManJumpChain(t, colour, s) > max_jumps) return false;
+    }
+  }
+  return true;
+}
+static_assert(ManJumpChainsFit(kMaxManJumps), "a man's capture can chain more than kMaxManJumps");
 
 // The capture sequences of a man standing on `square` after `kJumps` jumps; unrolled by kJumps
 // (no recursion: at most kMaxManJumps jumps).
