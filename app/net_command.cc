@@ -68,6 +68,12 @@ void RunNetDescribe(const std::string& path) {
     fmt::print("value            fc: {} channels -> {} hidden -> WDL\n", a.value_channels,
                a.value_hidden);
   }
+  if (a.material_outputs > 0) {
+    fmt::print(
+        "material         {} piece-type count differences, from the pooled value features "
+        "(trained, not played)\n",
+        a.material_outputs);
+  }
   fmt::print("tensors          {}\n", net.tensors.size());
   fmt::print("parameters       {} (stored values, batch-norm statistics included)\n",
              net.ParameterCount());
@@ -111,7 +117,7 @@ void AddNetCommand(CLI::App& app) {
   init_command->add_option("--variant", init->variant, "Game name")->required();
   init_command->add_option("--preset", init->preset,
                            "Architecture: tiny, small, medium, large or bNcM, then any of -se, "
-                           "-fc, -vpool, -gpool (e.g. b6c32-gpool-vpool)");
+                           "-fc, -vpool, -gpool, -mat (e.g. b6c32-gpool-vpool)");
   init_command->add_option("-o,--output", init->output, "Net file to write")->required();
   init_command->add_option("--seed", init->seed, "Seed of the initial weights");
   init_command->add_option("--note", init->note, "Free text stored in the provenance");

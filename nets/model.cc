@@ -100,6 +100,10 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetArchitecture& a) : architecture(
       a.value_head == ValueHead::kPool ? 2 * a.value_channels : a.value_channels * area;
   value_fc1 = register_module("value_fc1", nn::Linear(value_inputs, a.value_hidden));
   value_fc2 = register_module("value_fc2", nn::Linear(a.value_hidden, 3));
+  if (a.material_outputs > 0) {
+    material_fc =
+        register_module("material_fc", nn::Linear(2 * a.value_channels, a.material_outputs));
+  }
 }
 
 namespace {
@@ -129,15 +133,17 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::Trunk(const torch::T
   return {trunk, mask};
 }
 
-torch::Tensor PolicyValueNetImpl::ValueLogits(const torch::Tensor& trunk,
-                                              const torch::Tensor& mask) {
+torch::Tensor PolicyValueNetImpl::ValueLogits(const torch::Tensor& trunk, const torch::Tensor& mask,
+                                              torch::Tensor* material) {
   torch::Tensor value = torch::relu(value_conv(trunk));
   value = architecture.value_head == ValueHead::kPool ? PoolBoardCells(value, mask, board_cells)
                                                       : value.flatten(1);
+  if (material != nullptr && material_fc) *material = material_fc(value);
   return value_fc2(torch::relu(value_fc1(value)));
 }
 
-std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch::Tensor& x) {
+std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch::Tensor& x,
+                                                                    torch::Tensor* material) {
   const auto [trunk, mask] = Trunk(x);
   torch::Tensor policy = torch::relu(policy_conv(trunk));
   if (policy_planes) {
@@ -146,11 +152,12 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch:
   } else {
     policy = policy_fc(policy.flatten(1));
   }
-  return {policy, ValueLogits(trunk, mask)};
+  return {policy, ValueLogits(trunk, mask, material)};
 }
 
 std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::ForwardActions(
-    const torch::Tensor& x, const torch::Tensor& rows, const torch::Tensor& actions) {
+    const torch::Tensor& x, const torch::Tensor& rows, const torch::Tensor& actions,
+    torch::Tensor* material) {
   const auto [trunk, mask] = Trunk(x);
   const torch::Tensor features = torch::relu(policy_conv(trunk));  // [batch, P, height, width]
   torch::Tensor logits;
@@ -170,7 +177,7 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::ForwardActions(
     logits = (flat * Float32(policy_fc->weight.index_select(0, actions))).sum(1) +
              Float32(policy_fc->bias.index_select(0, actions));
   }
-  return {logits, ValueLogits(trunk, mask)};
+  return {logits, ValueLogits(trunk, mask, material)};
 }
 
 void PolicyValueNetImpl::MoveIndices(torch::Device device) {

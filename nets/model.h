@@ -17,7 +17,8 @@
 // value.{conv,bn}.*, value_fc1.*, value_fc2.* (value_fc1 takes value_channels * height * width
 // inputs with the fc value head, 2 * value_channels with the pooled one). A global pooling block
 // adds tower.<i>.pool.{conv,bn}.* (its 3x3 convolution to the pooled channels) and
-// tower.<i>.pool_fc.{weight,bias} (2 * pooled channels -> channels).
+// tower.<i>.pool_fc.{weight,bias} (2 * pooled channels -> channels); a material head
+// material_fc.{weight,bias} (2 * value_channels -> material_outputs).
 
 #include <torch/nn.h>
 
@@ -72,8 +73,12 @@ TORCH_MODULE(ResidualBlock);
 
 struct PolicyValueNetImpl : torch::nn::Module {
   explicit PolicyValueNetImpl(const NetArchitecture& architecture);
-  // Returns {policy logits [batch, num_actions], WDL logits [batch, 3]}.
-  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& input);
+  // Returns {policy logits [batch, num_actions], WDL logits [batch, 3]}. With `material` given
+  // and a material head, sets *material to its outputs [batch, material_outputs] (the predicted
+  // final piece-count difference of each type, side to move's view; training only); else leaves
+  // it untouched.
+  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& input,
+                                                  torch::Tensor* material = nullptr);
 
   // The policy logits of the requested actions only (the legal moves), with the same weights and
   // the same values as forward's, up to float rounding: the trunk and the policy head's first
@@ -87,11 +92,12 @@ struct PolicyValueNetImpl : torch::nn::Module {
   //            any order, repeats allowed
   //   actions  [total] int64 on the net's device: the action, in [0, num_actions)
   // Returns {logits [total] float32 (the products are summed in float32 in every precision),
-  // WDL logits [batch, 3] in the net's dtype}. Indices out of range throw c10::Error
-  // (index_select's check).
+  // WDL logits [batch, 3] in the net's dtype}; `material` as forward's. Indices out of range
+  // throw c10::Error (index_select's check).
   std::pair<torch::Tensor, torch::Tensor> ForwardActions(const torch::Tensor& input,
                                                          const torch::Tensor& rows,
-                                                         const torch::Tensor& actions);
+                                                         const torch::Tensor& actions,
+                                                         torch::Tensor* material = nullptr);
 
   // Module::to, and the conv head's gather index and the board mask to the device (they are no
   // buffers, so that a dtype change leaves the index int64 and the net file stores neither).
@@ -111,12 +117,14 @@ struct PolicyValueNetImpl : torch::nn::Module {
   double board_cells = 0;                    // cells where board_mask is 1
   ConvBn value_conv{nullptr};
   torch::nn::Linear value_fc1{nullptr}, value_fc2{nullptr};
+  torch::nn::Linear material_fc{nullptr};  // material head only
 
  private:
   // The tower's output [batch, channels, height, width] and the board mask in its device and dtype.
   std::pair<torch::Tensor, torch::Tensor> Trunk(const torch::Tensor& input);
-  // The WDL logits [batch, 3] of a trunk.
-  torch::Tensor ValueLogits(const torch::Tensor& trunk, const torch::Tensor& mask);
+  // The WDL logits [batch, 3] of a trunk; `material` as forward's.
+  torch::Tensor ValueLogits(const torch::Tensor& trunk, const torch::Tensor& mask,
+                            torch::Tensor* material);
   // The device copy of an index tensor that follows the net's `to` (a net moved otherwise still
   // gathers on its device).
   static torch::Tensor OnDevice(const torch::Tensor& index, const torch::Device& device);

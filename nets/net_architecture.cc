@@ -42,7 +42,7 @@ NetArchitecture ParsePreset(std::string_view name) {
     for (const std::string& preset : PresetNames()) known += (known.empty() ? "" : ", ") + preset;
     return Error(fmt::format(
         "net preset '{}': {} (a preset is tiny, small, medium, large or bNcM, then any of -se, "
-        "-fc, -vpool, -gpool; e.g. {}, b6c32-gpool-vpool)",
+        "-fc, -vpool, -gpool, -mat; e.g. {}, b6c32-gpool-vpool)",
         name, what, known));
   };
   const std::vector<std::string_view> parts = SplitAt(name, '-');
@@ -100,6 +100,9 @@ NetArchitecture ParsePreset(std::string_view name) {
       once(a.global_pooling_channels > 0);
       a.global_pooling_channels = std::max(4, a.channels / 4);
       a.global_pooling_every = a.blocks >= 6 ? 3 : std::min(a.blocks, 2);
+    } else if (option == "mat") {
+      once(a.material_outputs != 0);
+      a.material_outputs = -1;  // the game's piece types (PresetArchitecture)
     } else {
       throw fail(fmt::format("unknown option '{}'", option));
     }
@@ -108,6 +111,9 @@ NetArchitecture ParsePreset(std::string_view name) {
     a.policy_head = PolicyHead::kFc;
   else
     a.policy_head = PolicyHead::kConv;
+  if (a.material_outputs != 0 && a.value_head != ValueHead::kPool) {
+    throw fail("option 'mat' needs 'vpool' (the material head reads the pooled value features)");
+  }
   return a;
 }
 
@@ -116,8 +122,16 @@ NetArchitecture ParsePreset(std::string_view name) {
 void CheckPresetName(std::string_view name) { ParsePreset(name); }
 
 NetArchitecture PresetArchitecture(std::string_view name, int planes, int height, int width,
-                                   int num_actions, const PolicyLayout& layout) {
+                                   int num_actions, const PolicyLayout& layout,
+                                   int material_types) {
   NetArchitecture a = ParsePreset(name);
+  if (a.material_outputs != 0) {
+    if (material_types < 1) {
+      throw Error(fmt::format(
+          "net preset '{}': option 'mat': this game has no piece types to count", name));
+    }
+    a.material_outputs = material_types;
+  }
   a.input_planes = planes;
   a.height = height;
   a.width = width;
@@ -167,6 +181,12 @@ void ValidateArchitecture(const NetArchitecture& a, std::string_view source) {
     check(a.global_pooling_every == 0, "global_pooling_every (without pooled channels)",
           a.global_pooling_every);
   }
+  check(a.material_outputs >= 0 && a.material_outputs <= 64, "material_outputs",
+        a.material_outputs);
+  if (a.value_head != ValueHead::kPool) {
+    check(a.material_outputs == 0, "material_outputs (without a pooled value head)",
+          a.material_outputs);
+  }
   if (a.policy_head == PolicyHead::kFc) {
     check(a.policy_planes == 0, "policy_planes (of an fc head)", a.policy_planes);
     check(a.policy_map.empty(), "policy_map size (of an fc head)", int(a.policy_map.size()));
@@ -198,10 +218,12 @@ std::string DescribeArchitecture(const NetArchitecture& a) {
       a.global_pooling_channels > 0
           ? fmt::format(" gpool {}/{}", a.global_pooling_channels, a.global_pooling_every)
           : "";
-  return fmt::format("{}x{}{}{}, policy {}, value {}{}/{}, input {}x{}x{}, {} actions", a.blocks,
+  const std::string material =
+      a.material_outputs > 0 ? fmt::format(", material {}", a.material_outputs) : "";
+  return fmt::format("{}x{}{}{}, policy {}, value {}{}/{}{}, input {}x{}x{}, {} actions", a.blocks,
                      a.channels, a.squeeze_excitation ? fmt::format(" SE/{}", a.se_ratio) : "",
                      gpool, policy, a.value_head == ValueHead::kPool ? "pool " : "",
-                     a.value_channels, a.value_hidden, a.input_planes, a.height, a.width,
+                     a.value_channels, a.value_hidden, material, a.input_planes, a.height, a.width,
                      a.num_actions);
 }
 

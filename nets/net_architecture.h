@@ -20,6 +20,10 @@
 //   conv  AlphaZero's convolutional head: 3x3 convolution to policy_channels, ReLU, 1x1
 //         convolution to policy_planes move-kind planes over the board grid, and a fixed gather
 //         of each action's logit from its (plane, cell) (InputEncoding<G>::PolicyPlane).
+// With material_outputs > 0 (a pooled value head only), a material head: one linear layer from
+// the value head's pooled features to material_outputs numbers, trained (never used in play)
+// to predict the game's final piece-count difference of each piece type from the side to
+// move's view (engine/piece_counts.h; an auxiliary target as KataGo's, Wu 2019 section 3.4).
 // Torch-free: net files and the CLI use it without LibTorch headers.
 
 #include <cstdint>
@@ -29,6 +33,7 @@
 
 #include "engine/core/game.h"
 #include "engine/input_encoding.h"
+#include "engine/piece_counts.h"
 
 namespace vz::nets {
 
@@ -71,6 +76,8 @@ struct NetArchitecture {
   // them: block i (from 0) when (i + 1) % global_pooling_every == 0 (0 when there are none).
   int global_pooling_channels = 0;
   int global_pooling_every = 0;
+  // Material head (above): its outputs, PieceCounts<G>::kTypes of the net's game (0 = none).
+  int material_outputs = 0;
   std::string preset;  // preset name it came from, or ""
 
   bool operator==(const NetArchitecture&) const = default;
@@ -113,10 +120,13 @@ const std::vector<std::string>& PresetNames();
 //   vpool   the pooled value head, value_channels = the tower's channels
 //   gpool   global pooling blocks: max(4, channels / 4) pooled channels in every second block
 //           (every third from 6 blocks on; the one block of a 1-block tower)
-// e.g. "tiny", "small-fc", "b6c32-gpool-vpool". Throws vz::Error naming the preset and saying what
-// is wrong if the name is not of that form.
+//   mat     the material head, with `material_types` outputs (needs vpool)
+// e.g. "tiny", "small-fc", "b6c32-gpool-vpool", "tiny-gpool-vpool-mat". Throws vz::Error naming
+// the preset and saying what is wrong if the name is not of that form, or has mat without vpool
+// or for a game without piece types (material_types < 1).
 NetArchitecture PresetArchitecture(std::string_view name, int planes, int height, int width,
-                                   int num_actions, const PolicyLayout& layout);
+                                   int num_actions, const PolicyLayout& layout,
+                                   int material_types = 0);
 
 // Throws PresetArchitecture's error if `name` is not a preset name (checks the name alone, for
 // configs read before the game's shapes are known).
@@ -127,7 +137,7 @@ template <Game G>
 NetArchitecture PresetArchitectureFor(std::string_view name) {
   using E = InputEncoding<G>;
   return PresetArchitecture(name, E::kPlanes, E::kHeight, E::kWidth, E::kNumActions,
-                            PolicyLayoutFor<G>());
+                            PolicyLayoutFor<G>(), PieceCounts<G>::kTypes);
 }
 
 // The board's own cells of the grid, float[height * width] (row-major): 1 for a cell that some
@@ -140,21 +150,23 @@ std::vector<float> BoardCellMask(const NetArchitecture& architecture);
 // Throws vz::Error naming `source` and the first bad field if a size is out of range (blocks
 // 0..64, channels 1..1024, every other size >= 1, se_ratio dividing nothing to zero,
 // global_pooling_channels 0..channels with global_pooling_every 1..blocks exactly when it is not
-// 0), or if the
+// 0, material_outputs 0..64 and 0 without a pooled value head), or if the
 // conv head's policy_planes is not in 1..4096 or its policy_map does not send every action to
 // its own index in [0, policy_planes * height * width) (an fc head must have neither).
 void ValidateArchitecture(const NetArchitecture& architecture, std::string_view source);
 
 // One line: "10x128 SE, policy conv 128/96, value 4/128, input 12x12x12, 13824 actions" (fc
 // heads: "policy fc 8"; a pooled value head "value pool 128/128"; global pooling blocks add
-// " gpool 32/3" after the tower: pooled channels / every how many blocks).
+// " gpool 32/3" after the tower: pooled channels / every how many blocks; a material head
+// ", material 5" after the value head).
 std::string DescribeArchitecture(const NetArchitecture& architecture);
 
 // Floating-point operations of one position's forward pass (a multiply-add counts 2): the
 // convolutions and linear layers with their batch norms folded; activations, pooling, biases and
 // gathers are not counted. With `legal_actions` < 0 the dense policy head (every action's
 // logit); else the head evaluated at `legal_actions` requested actions a position
-// (RunnerOptions::legal_policy). For nnbench's roofline: GFLOP/s = positions/s * this / 1e9.
+// (RunnerOptions::legal_policy). The material head is not counted (play never runs it). For
+// nnbench's roofline: GFLOP/s = positions/s * this / 1e9.
 double ForwardFlops(const NetArchitecture& architecture, double legal_actions = -1);
 
 }  // namespace vz::nets

@@ -74,7 +74,8 @@ std::string SerializeNetFile(const NetFile& net) {
   const bool conv = net.architecture.policy_head == PolicyHead::kConv;
   const bool pooling = net.architecture.value_head == ValueHead::kPool ||
                        net.architecture.global_pooling_channels > 0;
-  message.set_format_version(pooling ? 3u : conv ? 2u : 1u);
+  const bool material = net.architecture.material_outputs > 0;
+  message.set_format_version(material ? 4u : pooling ? 3u : conv ? 2u : 1u);
   message.set_game(net.game);
   message.mutable_input_encoding()->set_name(net.input_encoding);
   message.mutable_input_encoding()->set_version(uint32_t(net.input_version));
@@ -104,6 +105,7 @@ std::string SerializeNetFile(const NetFile& net) {
     arch->set_global_pooling_channels(uint32_t(a.global_pooling_channels));
     arch->set_global_pooling_every(uint32_t(a.global_pooling_every));
   }
+  if (material) arch->set_material_outputs(uint32_t(a.material_outputs));
   for (const NetTensor& tensor : net.tensors) {
     proto::Tensor* t = message.add_tensors();
     t->set_name(tensor.name);
@@ -201,6 +203,11 @@ NetFile ParseNetFile(std::string_view bytes, std::string_view source) {
   if ((a.value_head == ValueHead::kPool || a.global_pooling_channels > 0) &&
       net.format_version < 3) {
     throw Error(fmt::format("net file {}: pooling in a format version {} file", source,
+                            net.format_version));
+  }
+  a.material_outputs = int(std::min<uint32_t>(arch.material_outputs(), 1u << 20));
+  if (a.material_outputs > 0 && net.format_version < 4) {
+    throw Error(fmt::format("net file {}: a material head in a format version {} file", source,
                             net.format_version));
   }
   a.policy_planes = int(arch.policy_planes());

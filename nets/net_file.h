@@ -12,9 +12,12 @@
 // so that a truncated or corrupted file is reported as such instead of half-parsed.
 // Format version 1 is every net with a fully connected policy head (the first vzero nets);
 // version 2 adds the convolutional policy head (NetArchitecture::policy_head, policy_planes,
-// policy_map). A net is written with the lowest version that holds it, so fc nets stay readable
-// by older builds, and both versions are read.
+// policy_map), version 3 the pooled value head and global pooling blocks, version 4 the material
+// head (NetArchitecture::material_outputs). A net is written with the lowest version that holds
+// it, so older builds still read every net they can run, and all versions are read.
 // Files are written by the project's one atomic writer (engine/core/atomic_file.h).
+
+#include <fmt/core.h>
 
 #include <cstdint>
 #include <string>
@@ -27,7 +30,7 @@
 
 namespace vz::nets {
 
-inline constexpr int kNetFormatVersion = 3;  // the newest version this build reads and writes
+inline constexpr int kNetFormatVersion = 4;  // the newest version this build reads and writes
 inline constexpr int kOldestNetFormatVersion = 1;
 
 // A float32 tensor of the network's state (a parameter or a batch-norm running statistic).
@@ -96,6 +99,9 @@ void CheckNetCompatible(const NetFile& net, std::string_view source, std::string
                         std::string_view action_encoding, int action_version, int planes,
                         int height, int width, int num_actions);
 
+// CheckNetCompatible and CheckPolicyLayout with game G's encodings and layout; also throws
+// vz::Error naming `source` if a material head's outputs are not G's piece types
+// (PieceCounts<G>::kTypes).
 template <Game G>
 void CheckNetForGame(const NetFile& net, std::string_view source) {
   using E = InputEncoding<G>;
@@ -103,6 +109,11 @@ void CheckNetForGame(const NetFile& net, std::string_view source) {
                      E::kActionVersion, E::kPlanes, E::kHeight, E::kWidth, E::kNumActions);
   if (net.architecture.policy_head == PolicyHead::kConv) {
     CheckPolicyLayout(net, source, PolicyLayoutFor<G>());
+  }
+  const int material = net.architecture.material_outputs;
+  if (material != 0 && material != PieceCounts<G>::kTypes) {
+    throw Error(fmt::format("net file {}: a material head of {} outputs, {} has {} piece types",
+                            source, material, G::kName, PieceCounts<G>::kTypes));
   }
 }
 

@@ -79,7 +79,7 @@ class TorchTrainer final : public Trainer::Impl {
   struct DeviceBatch;
   // The pinned host tensors of a CUDA device's batch upload (staging_).
   struct PinnedStaging {
-    torch::Tensor planes, policy, wdl, legal;
+    torch::Tensor planes, policy, wdl, legal, material;
 #if defined(VZ_TORCH_CUDA_EVENTS)
     c10::cuda::CUDAEvent copied;
 #endif
@@ -107,11 +107,38 @@ class TorchTrainer final : public Trainer::Impl {
     check(batch.policy.size(), n * size_t(a.num_actions), "policy");
     check(batch.wdl.size(), n * 3, "wdl");
     if (!batch.legal.empty()) check(batch.legal.size(), n * size_t(a.num_actions), "legal");
+    CheckMaterial(batch.material, n, "training batch");
   }
 
-  // `forward()`'s {policy logits, WDL logits}, in fp32: under bf16 mixed precision
-  // (TrainerOptions::precision "bf16") the forward pass runs in LibTorch's autocast on the
-  // device's type (convolutions and matrix products in bf16, weights and gradients in fp32).
+  // A batch's material targets: none, or [n][material_outputs] of a net with a material head
+  // (ignored otherwise); finite.
+  void CheckMaterial(const std::vector<float>& material, size_t n, const char* what) const {
+    const int outputs = header_.architecture.material_outputs;
+    if (outputs == 0 || material.empty()) return;
+    if (material.size() != n * size_t(outputs)) {
+      throw Error(fmt::format("{} of {}: material has {} values, expected {} ({} piece types)",
+                              what, n, material.size(), n * size_t(outputs), outputs));
+    }
+    for (size_t k = 0; k < material.size(); ++k) {
+      if (!std::isfinite(material[k])) {
+        throw Error(fmt::format("{}: material target {} of sample {} is not finite ({})", what,
+                                k % size_t(outputs), k / size_t(outputs), material[k]));
+      }
+    }
+  }
+
+  // The batch's material targets on the device, [n][material_outputs] float32, or undefined
+  // (none given, or a net without the head).
+  torch::Tensor MaterialOnDevice(const std::vector<float>& material, int64_t n) {
+    const int outputs = header_.architecture.material_outputs;
+    if (outputs == 0 || material.empty()) return {};
+    return ToDevice(material, {n, outputs}, torch::kFloat32, staging_.material);
+  }
+
+  // `forward()`'s {policy logits, WDL logits}, in fp32 (a material output that `forward` sets is
+  // converted by Loss): under bf16 mixed precision (TrainerOptions::precision "bf16") the forward
+  // pass runs in LibTorch's autocast on the device's type (convolutions and matrix products in
+  // bf16, weights and gradients in fp32).
   template <class Forward>
   std::pair<torch::Tensor, torch::Tensor> InPrecision(const Forward& forward) {
     if (options_.precision != "bf16") return forward();
@@ -157,14 +184,17 @@ class TorchTrainer final : public Trainer::Impl {
 
   // A batch on the trainer's device, as Loss reads it:
   //   input [n][planes][height][width] float32, policy_target [n][num_actions] float32,
-  //   wdl_target [n][3] float32, legal [n][num_actions] bool (undefined: no mask).
+  //   wdl_target [n][3] float32, legal [n][num_actions] bool (undefined: no mask),
+  //   material_target [n][material_outputs] float32 (undefined: none).
   struct DeviceBatch {
-    torch::Tensor input, policy_target, wdl_target, legal;
+    torch::Tensor input, policy_target, wdl_target, legal, material_target;
     // Samples [first, first + count).
     DeviceBatch Slice(int64_t first, int64_t count) const {
+      const auto part = [&](const torch::Tensor& t) {
+        return t.defined() ? t.narrow(0, first, count) : torch::Tensor();
+      };
       return {input.narrow(0, first, count), policy_target.narrow(0, first, count),
-              wdl_target.narrow(0, first, count),
-              legal.defined() ? legal.narrow(0, first, count) : torch::Tensor()};
+              wdl_target.narrow(0, first, count), part(legal), part(material_target)};
     }
   };
 
@@ -184,6 +214,7 @@ class TorchTrainer final : public Trainer::Impl {
     out.policy_target =
         ToDevice(batch.policy, {n, a.num_actions}, torch::kFloat32, staging_.policy);
     out.wdl_target = ToDevice(batch.wdl, {n, 3}, torch::kFloat32, staging_.wdl);
+    out.material_target = MaterialOnDevice(batch.material, n);
     if (!batch.legal.empty()) {
       out.legal =
           ToDevice(batch.legal, {n, a.num_actions}, torch::kUInt8, staging_.legal).to(torch::kBool);
@@ -231,6 +262,7 @@ class TorchTrainer final : public Trainer::Impl {
         batch.target_probabilities, {total}, torch::kFloat32, compact_staging_.probabilities);
     DeviceBatch out;
     out.wdl_target = ToDevice(batch.wdl, {n, 3}, torch::kFloat32, staging_.wdl);
+    out.material_target = MaterialOnDevice(batch.material, n);
 #if defined(VZ_TORCH_CUDA_EVENTS)
     if (device_.is_cuda()) staging_.copied.record(c10::cuda::getCurrentCUDAStream(device_.index()));
 #endif
@@ -327,6 +359,7 @@ class TorchTrainer final : public Trainer::Impl {
     }
     check(batch.target_indices.size(), size_t(total), "target_indices");
     check(batch.target_probabilities.size(), size_t(total), "target_probabilities");
+    CheckMaterial(batch.material, n, "compact training batch");
     for (size_t i = 0; i < n; ++i) {
       if (batch.symmetries[i] < 0 || batch.symmetries[i] >= c.symmetries) {
         throw Error(
@@ -349,15 +382,18 @@ class TorchTrainer final : public Trainer::Impl {
     }
   }
 
-  // Loss terms of `batch`: {the total loss, on the autograd graph; the metrics [5] on the
+  // Loss terms of `batch`: {the total loss, on the autograd graph; the metrics [6] on the
   // device, fp32, off the graph: policy loss, value loss, total loss, policy accuracy, value
-  // accuracy}. Nothing is read back to the host here (ReadMetrics does, once per step).
+  // accuracy, material loss (0 without the head or targets)}. Nothing is read back to the host
+  // here (ReadMetrics does, once per step).
   std::pair<torch::Tensor, torch::Tensor> Loss(const DeviceBatch& batch) {
     const torch::Tensor& input = batch.input;
     const torch::Tensor& policy_target = batch.policy_target;
     const torch::Tensor& wdl_target = batch.wdl_target;
     const torch::Tensor& legal = batch.legal;
-    torch::Tensor policy, value, policy_loss;
+    torch::Tensor policy, value, policy_loss, material;
+    // The material head's outputs only when there is something to train them on.
+    torch::Tensor* material_out = batch.material_target.defined() ? &material : nullptr;
     if (legal.defined() && options_.legal_policy && !device_.is_cuda()) {
       // The legal moves' logits alone, and the log-softmax over each sample's legal moves.
       const torch::Tensor pairs = legal.nonzero();  // [total, 2]: (sample, action)
@@ -365,7 +401,7 @@ class TorchTrainer final : public Trainer::Impl {
       const torch::Tensor actions = pairs.select(1, 1).contiguous();
       torch::Tensor logits;
       std::tie(logits, value) =
-          InPrecision([&] { return net_->ForwardActions(input, rows, actions); });
+          InPrecision([&] { return net_->ForwardActions(input, rows, actions, material_out); });
       const int64_t n = input.size(0);
       const torch::Tensor row_max =
           torch::full({n}, -1e9, logits.options())
@@ -385,7 +421,7 @@ class TorchTrainer final : public Trainer::Impl {
       policy = torch::full(policy_target.sizes(), -1e9, logits.options())
                    .index_put_({rows, actions}, logits.detach());
     } else {
-      std::tie(policy, value) = InPrecision([&] { return net_->forward(input); });
+      std::tie(policy, value) = InPrecision([&] { return net_->forward(input, material_out); });
       if (legal.defined()) {
         // A large finite number, not -inf: 0 * -inf would be NaN in the cross-entropy.
         policy = policy.masked_fill(legal.logical_not(), -1e9);
@@ -393,17 +429,23 @@ class TorchTrainer final : public Trainer::Impl {
       policy_loss = -(policy_target * torch::log_softmax(policy, 1)).sum(1).mean();
     }
     const torch::Tensor value_loss = -(wdl_target * torch::log_softmax(value, 1)).sum(1).mean();
-    const torch::Tensor loss = policy_loss + value_loss;
+    torch::Tensor loss = policy_loss + value_loss;
+    torch::Tensor material_loss = torch::zeros({}, value_loss.options());
+    if (material.defined()) {
+      material_loss = (material.to(torch::kFloat32) - batch.material_target).square().mean();
+      loss = loss + options_.material_weight * material_loss;
+    }
     torch::NoGradGuard no_grad;
     const torch::Tensor metrics =
         torch::stack({policy_loss, value_loss, loss,
                       (policy.argmax(1) == policy_target.argmax(1)).to(torch::kFloat32).mean(),
-                      (value.argmax(1) == wdl_target.argmax(1)).to(torch::kFloat32).mean()})
+                      (value.argmax(1) == wdl_target.argmax(1)).to(torch::kFloat32).mean(),
+                      material_loss})
             .detach();
     return {loss, metrics};
   }
 
-  // `metrics` [5] (Loss, averaged over micro-batches and ranks) and the weight penalty, read
+  // `metrics` [6] (Loss, averaged over micro-batches and ranks) and the weight penalty, read
   // back to the host in one copy: one synchronisation per step.
   void ReadMetrics(const torch::Tensor& metrics, TrainMetrics& out) {
     torch::NoGradGuard no_grad;
@@ -419,7 +461,8 @@ class TorchTrainer final : public Trainer::Impl {
     out.loss = v[2];
     out.policy_accuracy = v[3];
     out.value_accuracy = v[4];
-    out.weight_penalty = 0.5 * options_.weight_decay * v[5];
+    out.material_loss = v[5];
+    out.weight_penalty = 0.5 * options_.weight_decay * v[6];
   }
 
   // The parameters and floating-point buffers (batch-norm running statistics): what every rank
@@ -434,7 +477,7 @@ class TorchTrainer final : public Trainer::Impl {
 
   // Backward over `parts` consecutive micro-batches of `batch` (TrainerOptions::micro_batches):
   // each from the same running statistics, gradients of the mean loss, statistics and metrics
-  // averaged. Returns the metrics [5] of Loss, averaged over the parts, on the device.
+  // averaged. Returns the metrics [6] of Loss, averaged over the parts, on the device.
   torch::Tensor MicroBatchBackward(const DeviceBatch& batch, int64_t size, int parts) {
     const int64_t n = size / parts;
     const std::vector<torch::Tensor> buffers = net_->buffers();
@@ -469,7 +512,7 @@ class TorchTrainer final : public Trainer::Impl {
     return metrics.div_(double(parts));
   }
 
-  // Data parallelism: gradients, floating buffers and the metrics [5] of Loss (on the device,
+  // Data parallelism: gradients, floating buffers and the metrics [6] of Loss (on the device,
   // averaged in place) averaged over the ranks in one all-reduce.
   void AllReduce(torch::Tensor& metrics) {
     std::vector<torch::Tensor> tensors;
@@ -523,6 +566,10 @@ TorchTrainer::TorchTrainer(const NetFile& net, const TrainerOptions& options) {
   }
   if (options.micro_batches < 1) {
     throw Error(fmt::format("micro_batches {} must be at least 1", options.micro_batches));
+  }
+  if (!(options.material_weight >= 0) || !std::isfinite(options.material_weight)) {
+    throw Error(fmt::format("material loss weight {} must be a finite number >= 0",
+                            options.material_weight));
   }
   if (options.precision != "auto" && options.precision != "fp32" && options.precision != "bf16") {
     throw Error(

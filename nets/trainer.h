@@ -5,6 +5,9 @@
 //
 // Loss per batch = policy cross-entropy  -sum_a target(a) * log softmax(logits)(a)
 //                + WDL cross-entropy     -sum_k wdl(k) * log softmax(value logits)(k)
+//                + material_weight * mean_k (material(k) - target(k))^2, for a net with a
+//                  material head and batches that carry material targets (KataGo's auxiliary
+//                  targets, Wu 2019 section 3.4; net_architecture.h)
 //                + weight decay, applied by the optimizer (SGD: L2 added to the gradient;
 //                  AdamW: decoupled), on every parameter.
 // Optimizers: SGD with classical momentum, or AdamW. Learning-rate schedule: constant, or
@@ -74,6 +77,9 @@ struct TrainerOptions {
   // would synchronise the step; the dense head runs there). Batches without a mask use the dense
   // head.
   bool legal_policy = true;
+  // The material head's share of the loss (above), >= 0; 0 leaves the head untrained. Ignored by
+  // a net without the head.
+  double material_weight = 0;
 };
 
 // A batch of training samples, flat arrays:
@@ -82,12 +88,17 @@ struct TrainerOptions {
 //   wdl     [size][3]            game result from the side to move's view (one-hot or soft)
 //   legal   [size][num_actions]  optional (empty = none): 1 for legal actions; illegal logits are
 //                                masked before the softmax of the loss and of the accuracy
+//   material [size][K]           optional (empty = none): the game's final piece-count difference
+//                                of each of its K piece types, side to move's view
+//                                (engine/piece_counts.h); read by a net with a material head
+//                                (K = its material_outputs), ignored by others
 struct TrainingBatch {
   int size = 0;
   std::vector<float> planes;
   std::vector<float> policy;
   std::vector<float> wdl;
   std::vector<uint8_t> legal;
+  std::vector<float> material;
 };
 
 // A batch of training samples in compact form, as the replay window keeps them: positions and
@@ -102,6 +113,7 @@ struct TrainingBatch {
 //   target_offsets  [size + 1]    sample i's policy target entries are [offsets[i], [i + 1])
 //   target_indices  [total]       int32 policy indices in [0, num_actions), before the symmetry
 //   target_probabilities [total]  their probabilities (indices may repeat: they add up)
+//   material        [size][K]     optional, as TrainingBatch's (no symmetry changes it)
 // The legal mask is always made (from the positions' legal moves).
 struct CompactBatch {
   int size = 0;
@@ -112,6 +124,7 @@ struct CompactBatch {
   std::vector<int32_t> target_offsets;
   std::vector<int32_t> target_indices;
   std::vector<float> target_probabilities;
+  std::vector<float> material;
 };
 
 // The game-specific half of expanding a CompactBatch (nets/sample_codec.h MakeSampleCodec<G>
@@ -146,9 +159,10 @@ struct SampleCodec {
 // Metrics of one step (losses are batch means, before the update).
 struct TrainMetrics {
   int64_t step = 0;  // steps done, this one included
-  double loss = 0;   // policy + value
+  double loss = 0;   // policy + value + material_weight * material
   double policy_loss = 0;
   double value_loss = 0;
+  double material_loss = 0;    // mean squared error of the material head (0 without one)
   double policy_accuracy = 0;  // argmax of logits == argmax of the target
   double value_accuracy = 0;   // argmax of WDL == argmax of the target
   double weight_penalty = 0;   // weight_decay / 2 * sum of squared parameters (the L2 term)
@@ -158,8 +172,9 @@ struct TrainMetrics {
 class Trainer {
  public:
   // Starts from the weights of `net` (its header is kept for ExportNet). Throws vz::Error on a
-  // bad option (unknown optimizer or schedule, non-positive learning rate, micro_batches < 1), a
-  // bad device, a net whose tensors do not fit its architecture, or a failed broadcast.
+  // bad option (unknown optimizer or schedule, non-positive learning rate, micro_batches < 1,
+  // a negative or non-finite material_weight), a bad device, a net whose tensors do not fit its
+  // architecture, or a failed broadcast.
   Trainer(const NetFile& net, const TrainerOptions& options);
   ~Trainer();
   Trainer(const Trainer&) = delete;

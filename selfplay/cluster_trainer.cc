@@ -220,6 +220,7 @@ class TrainerRole {
     options.learning_rate = o.learning_rate();
     options.momentum = o.momentum();
     options.weight_decay = o.weight_decay();
+    options.material_weight = o.material_loss_weight();
     options.schedule = o.schedule();
     options.total_steps = int64_t(o.total_steps());
     options.warmup_steps = int64_t(o.warmup_steps());

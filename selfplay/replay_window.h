@@ -31,6 +31,7 @@
 #include "engine/core/game_state.h"
 #include "engine/encodings.h"
 #include "engine/input_encoding.h"
+#include "engine/piece_counts.h"
 #include "nets/trainer.h"
 #include "proto/train.pb.h"
 
@@ -127,6 +128,8 @@ class ReplayWindow {
   using Encoding = InputEncoding<G>;
   // Input floats of one position: [kPlanes][kHeight][kWidth].
   static constexpr int kInputSize = Encoding::kPlanes * Encoding::kHeight * Encoding::kWidth;
+  // Material targets of one position: PieceCounts<G>::kTypes.
+  static constexpr int kMaterialTypes = PieceCounts<G>::kTypes;
 
   // A window over the last `window_games` games. Throws vz::Error if window_games < 1.
   explicit ReplayWindow(int window_games, ValueTarget value_target = {})
@@ -180,8 +183,9 @@ class ReplayWindow {
   // target (normalized to sum 1) and the value target: the game's result from that position's
   // side to move mixed with the move's root_wdl (normalized to sum 1) by the ValueTarget's
   // search_weight, or, for an adjudicated game with AdjudicatedValue::kSearch, the root_wdl alone
-  // (the result where a move has none). Then drops the oldest games beyond
-  // the window's size. `source` names the record in errors (e.g.
+  // (the result where a move has none); and the game's last position's piece counts, whose
+  // difference from each position's side to move is its material target. Then drops the oldest
+  // games beyond the window's size. `source` names the record in errors (e.g.
   // "records/chunk-000012.vzr game 5"). Throws vz::Error "SOURCE: ..." — naming the ply (1-based)
   // where it applies — if the record is not of game G, its start position does not parse, its
   // result is not -1/0/+1 or contradicts a final position that the rules decide, a move does not
@@ -298,6 +302,8 @@ class ReplayWindow {
       }
     }
 
+    PieceCounts<G>::Difference(game.position(), Color::kWhite, stored.final_material);
+
     const int64_t count = int64_t(stored.entries.size());
     first_position_.push_back(total_positions_added_);
     games_.push_back(std::move(stored));
@@ -324,6 +330,9 @@ class ReplayWindow {
   //   policy [size][G::kNumActions]          the policy target, dense, sums to 1
   //   wdl    [size][3]                       value target of the side to move (AddGame)
   //   legal  [size][G::kNumActions]          1 at the policy index of every legal move
+  //   material [size][PieceCounts<G>::kTypes] the piece-count difference of each type in the
+  //                                          game's last position, side to move's view (the
+  //                                          material head's target; nets/trainer.h)
   // Policy indices are G::ActionIndex = Encoding::PolicyIndex, in the side to move's frame.
   // Throws vz::Error if the window is empty or size < 1.
   template <class Random>
@@ -335,6 +344,7 @@ class ReplayWindow {
     batch.policy.assign(size_t(size) * kActions, 0.0f);
     batch.wdl.assign(size_t(size) * 3, 0.0f);
     batch.legal.assign(size_t(size) * kActions, 0);
+    batch.material.resize(size_t(size) * kMaterialTypes);
     typename G::MoveList moves;
     for (int i = 0; i < size; ++i) {
       const auto [stored, entry] = Draw(static_cast<uint64_t>(random()));
@@ -346,6 +356,7 @@ class ReplayWindow {
         policy[stored.indices[k]] += stored.probabilities[k];
       }
       std::copy(entry.wdl, entry.wdl + 3, batch.wdl.begin() + ptrdiff_t(i) * 3);
+      FinalMaterial(stored, entry, batch.material.data() + size_t(i) * kMaterialTypes);
       moves.Clear();
       G::GenerateMoves(entry.position, moves);
       uint8_t* legal = batch.legal.data() + size_t(i) * kActions;
@@ -354,9 +365,10 @@ class ReplayWindow {
   }
 
   // The same samples as Sample for the same draws of `random()` (one per sample), compact
-  // (nets/trainer.h CompactBatch): positions, repetition counts, value targets and the sparse
-  // policy targets; symmetries 0 (nets::AugmentCompact draws them as AugmentBatch would). The
-  // trainer expands it to Sample's dense arrays on its device. Throws as Sample.
+  // (nets/trainer.h CompactBatch): positions, repetition counts, value targets, the sparse
+  // policy targets and the material targets; symmetries 0 (nets::AugmentCompact draws them as
+  // AugmentBatch would). The trainer expands it to Sample's dense arrays on its device. Throws as
+  // Sample.
   template <class Random>
   void SampleCompact(int size, Random&& random, nets::CompactBatch& batch) const {
     CheckSampleSize(size);
@@ -368,12 +380,14 @@ class ReplayWindow {
     batch.target_offsets.assign(1, 0);
     batch.target_indices.clear();
     batch.target_probabilities.clear();
+    batch.material.resize(size_t(size) * kMaterialTypes);
     for (int i = 0; i < size; ++i) {
       const auto [stored, entry] = Draw(static_cast<uint64_t>(random()));
       std::memcpy(batch.positions.data() + size_t(i) * sizeof(Position), &entry.position,
                   sizeof(Position));
       batch.repetitions[size_t(i)] = entry.repetition_count;
       std::copy(entry.wdl, entry.wdl + 3, batch.wdl.begin() + ptrdiff_t(i) * 3);
+      FinalMaterial(stored, entry, batch.material.data() + size_t(i) * kMaterialTypes);
       for (uint32_t k = entry.target_begin; k < entry.target_begin + entry.target_count; ++k) {
         batch.target_indices.push_back(int32_t(stored.indices[k]));
         batch.target_probabilities.push_back(stored.probabilities[k]);
@@ -408,7 +422,16 @@ class ReplayWindow {
     std::vector<Entry> entries;
     std::vector<uint32_t> indices;     // sparse policy targets of every entry, concatenated
     std::vector<float> probabilities;  // ... normalized per entry
+    // PieceCounts<G>::Difference of the game's last position, White's view.
+    int final_material[PieceCounts<G>::kTypes] = {};
   };
+
+  // The material target of `entry` of `stored` into out[kMaterialTypes]: the game's final
+  // piece-count differences from the entry's side to move.
+  static void FinalMaterial(const StoredGame& stored, const Entry& entry, float* out) {
+    const int sign = G::SideToMove(entry.position) == Color::kWhite ? 1 : -1;
+    for (int k = 0; k < kMaterialTypes; ++k) out[k] = float(sign * stored.final_material[k]);
+  }
 
   // Throws vz::Error when the window is empty or `size` < 1 (Sample, SampleCompact).
   void CheckSampleSize(int size) const {

@@ -14,6 +14,7 @@
 #include "nets/fresh_net.h"
 #include "nets/net_file.h"
 #include "nets/net_runner.h"
+#include "nets/trainer.h"
 #include "proto/net.pb.h"
 #include "tests/nets/reference_net.h"
 #include "tests/test_util.h"
@@ -57,7 +58,8 @@ TEST(PoolingTest, PresetNamesAreATowerAndOptions) {
   EXPECT_EQ(PresetArchitectureFor<ChacoRex>("small").global_pooling_channels, 0);
 
   const std::string grammar =
-      " (a preset is tiny, small, medium, large or bNcM, then any of -se, -fc, -vpool, -gpool; "
+      " (a preset is tiny, small, medium, large or bNcM, then any of -se, -fc, -vpool, -gpool, "
+      "-mat; "
       "e.g. tiny, small, medium, large, tiny-fc, small-fc, medium-fc, large-fc, "
       "b6c32-gpool-vpool)";
   EXPECT_EQ(ErrorOf([] { CheckPresetName("huge"); }),
@@ -237,6 +239,57 @@ TEST(PoolingTest, NetFilesKeepThePoolingAsFormatVersion3) {
   bad.mutable_architecture()->set_global_pooling_channels(9);
   EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(bad), "p.vznet"); }),
             "net file p.vznet: architecture field global_pooling_channels = 9 is out of range");
+}
+
+// The material head (option -mat): one output per piece type of the game, after the pooled value
+// features; it needs the pooled value head and makes the net file format version 4.
+TEST(PoolingTest, TheMaterialHeadHasOneOutputPerPieceType) {
+  const NetArchitecture a = PresetArchitectureFor<ChacoRex>("tiny-gpool-vpool-mat");
+  EXPECT_EQ(a.material_outputs, 5);  // pawn, knight, bishop, rook, queen
+  EXPECT_EQ(PresetArchitectureFor<draughts::DraughtsGame>("tiny-mat-vpool").material_outputs, 2);
+  EXPECT_EQ(PresetArchitectureFor<cuarenta::CuarentaGame>("tiny-vpool-mat").material_outputs, 6);
+  EXPECT_EQ(PresetArchitectureFor<chad::ChadGame>("tiny-vpool-mat").material_outputs, 2);
+  EXPECT_EQ(PresetArchitectureFor<ChacoRex>("tiny-gpool-vpool").material_outputs, 0);
+  EXPECT_EQ(DescribeArchitecture(a),
+            "1x16 gpool 4/1, policy conv 16/321, value pool 16/32, material 5, input 15x9x19, "
+            "7285 actions");
+  EXPECT_NE(ErrorOf([] { CheckPresetName("tiny-mat"); }).find("option 'mat' needs 'vpool'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([] { CheckPresetName("tiny-vpool-mat-mat"); }).find("given twice"),
+            std::string::npos);
+
+  const NetFile net = FreshNetForGame<ChacoRex>("tiny-gpool-vpool-mat", 4);
+  EXPECT_EQ(TensorOf(net, "material_fc.weight").shape, (std::vector<int64_t>{5, 32}));
+  EXPECT_EQ(TensorOf(net, "material_fc.bias").shape, (std::vector<int64_t>{5}));
+  const std::string bytes = SerializeNetFile(net);
+  const NetFile back = ParseNetFile(bytes, "m.vznet");
+  EXPECT_EQ(back.format_version, 4);
+  EXPECT_EQ(back.architecture, net.architecture);
+  EXPECT_EQ(ErrorOf([&] { CheckNetForGame<ChacoRex>(back, "m.vznet"); }), "");
+  NetFile other = back;
+  other.architecture.material_outputs = 2;
+  EXPECT_EQ(ErrorOf([&] { CheckNetForGame<ChacoRex>(other, "m.vznet"); }),
+            "net file m.vznet: a material head of 2 outputs, chaco-rex has 5 piece types");
+  // A net without the head keeps its version, and plays the same with or without it: the head
+  // only adds outputs that play never reads.
+  EXPECT_EQ(ParseNetFile(SerializeNetFile(PooledNet(3)), "p").format_version, 3);
+  proto::Net message;
+  ASSERT_TRUE(message.ParseFromString(bytes.substr(24)));
+  EXPECT_EQ(message.architecture().material_outputs(), 5u);
+  proto::Net old = message;
+  old.set_format_version(3);
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(old), "m.vznet"); }),
+            "net file m.vznet: a material head in a format version 3 file");
+  proto::Net bad = message;
+  bad.mutable_architecture()->set_material_outputs(65);
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(bad), "m.vznet"); }),
+            "net file m.vznet: architecture field material_outputs = 65 is out of range");
+  bad = message;
+  bad.mutable_architecture()->set_material_outputs(4);
+  EXPECT_NE(ErrorOf([&] {
+              Trainer t(ParseNetFile(FrameNetMessage(bad), "m.vznet"), {});
+            }).find("tensor 'material_fc.weight' has shape [5, 32], the architecture needs"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -332,6 +332,60 @@ TEST(TrainerTest, NonFiniteLossStopsTrainingAndIsNeverCheckpointed) {
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
+// The material head (TrainerOptions::material_weight, nets/net_architecture.h): with a weight it
+// learns its targets (arbitrary per-sample numbers of a small fixed set: the head must fit them,
+// not guess them from the planes), its loss is reported and counted in the total; with weight 0
+// its weights never move; a batch without targets trains nothing of it; targets of the wrong
+// size or not finite are refused with one line.
+TEST(TrainerTest, TheMaterialHeadLearnsItsTargetsWithItsWeight) {
+  using G = draughts::DraughtsGame;
+  TrainingBatch set = FixedSet<G>(32, 1);
+  std::mt19937 random{7};
+  std::uniform_int_distribution<int> count(-3, 3);
+  set.material.resize(32 * 2);
+  for (float& target : set.material) target = float(count(random));
+  const NetFile net = FreshNetForGame<G>("tiny-gpool-vpool-mat", 1);
+
+  TrainerOptions options = OverfitOptions();
+  options.material_weight = 1.0;
+  Trainer trainer(net, options);
+  const TrainMetrics first = trainer.Evaluate(set);
+  EXPECT_GT(first.material_loss, 1.0);  // the targets' mean square is 4 (uniform in -3..3)
+  EXPECT_NEAR(first.loss, first.policy_loss + first.value_loss + first.material_loss, 1e-4);
+  for (int step = 0; step < 300; ++step) trainer.Step(set);
+  const TrainMetrics after = trainer.Evaluate(set);
+  EXPECT_LT(after.material_loss, 0.1 * first.material_loss);
+
+  // Weight 0: the loss is reported, the head's weights stay as they were (no weight decay, which
+  // would shrink them without any loss).
+  options.material_weight = 0;
+  options.weight_decay = 0;
+  Trainer unweighted(net, options);
+  for (int step = 0; step < 5; ++step) EXPECT_GT(unweighted.Step(set).material_loss, 0.0);
+  const NetFile kept = unweighted.ExportNet();
+  EXPECT_EQ(kept.Find("material_fc.weight")->data, net.Find("material_fc.weight")->data);
+  EXPECT_NE(kept.Find("value_fc2.weight")->data, net.Find("value_fc2.weight")->data);
+
+  // No targets: no material loss. A net without the head ignores them.
+  TrainingBatch plain = set;
+  plain.material.clear();
+  EXPECT_EQ(trainer.Evaluate(plain).material_loss, 0.0);
+  Trainer headless(FreshNetForGame<G>("tiny-gpool-vpool", 1), options);
+  EXPECT_EQ(headless.Step(set).material_loss, 0.0);
+
+  TrainingBatch bad = set;
+  bad.material.pop_back();
+  EXPECT_EQ(ErrorOf([&] { trainer.Step(bad); }),
+            "training batch of 32: material has 63 values, expected 64 (2 piece types)");
+  bad = set;
+  bad.material[5] = NAN;
+  EXPECT_EQ(ErrorOf([&] { trainer.Step(bad); }),
+            "training batch: material target 1 of sample 2 is not finite (nan)");
+  options.material_weight = -1;
+  EXPECT_EQ(ErrorOf([&] { Trainer refused(net, options); }),
+            "material loss weight -1 must be a finite number >= 0");
+}
+
 // bf16 mixed precision (TrainerOptions::precision) runs LibTorch's autocast on the CPU here, the
 // same code as on a CUDA device: the first step's losses are the fp32 ones to bf16's precision,
 // the weights stay fp32, and the net still learns the fixed set.

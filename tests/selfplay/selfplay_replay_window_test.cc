@@ -39,6 +39,7 @@ struct ExpectedRow {
   std::vector<float> policy;
   std::vector<float> wdl;
   std::vector<uint8_t> legal;
+  std::vector<float> material;  // the last position's piece-count differences, mover's view
 };
 
 // A record of a pseudo-random game (SplitMix64 from `seed`) of at most `max_plies` plies from
@@ -99,6 +100,7 @@ proto::GameRecord RandomRecord(uint64_t seed, int max_plies, int opening_plies,
   }
   record.set_result(result);
   if (rows != nullptr) {
+    int final_counts[PieceCounts<G>::kTypes];
     for (Pending& p : pending) {
       ExpectedRow row;
       row.planes = testing::EncodePlanes<E>(p.position, p.repetition_count);
@@ -109,6 +111,8 @@ proto::GameRecord RandomRecord(uint64_t seed, int max_plies, int opening_plies,
       typename G::MoveList moves;
       G::GenerateMoves(p.position, moves);
       for (Move m : moves) row.legal[E::PolicyIndex(p.position, m)] = 1;
+      PieceCounts<G>::Difference(game.position(), G::SideToMove(p.position), final_counts);
+      row.material.assign(std::begin(final_counts), std::end(final_counts));
       rows->push_back(std::move(row));
     }
   }
@@ -124,6 +128,9 @@ ExpectedRow RowOf(const nets::TrainingBatch& batch, int i) {
   row.policy.assign(batch.policy.begin() + i * kActions, batch.policy.begin() + (i + 1) * kActions);
   row.wdl.assign(batch.wdl.begin() + i * 3, batch.wdl.begin() + (i + 1) * 3);
   row.legal.assign(batch.legal.begin() + i * kActions, batch.legal.begin() + (i + 1) * kActions);
+  constexpr size_t kTypes = PieceCounts<G>::kTypes;
+  row.material.assign(batch.material.begin() + i * kTypes,
+                      batch.material.begin() + (i + 1) * kTypes);
   return row;
 }
 
@@ -135,6 +142,7 @@ void ExpectRowsEqual(const ExpectedRow& actual, const ExpectedRow& expected) {
   }
   EXPECT_EQ(actual.wdl, expected.wdl);
   EXPECT_EQ(actual.legal, expected.legal);
+  EXPECT_EQ(actual.material, expected.material);
 }
 
 // A `random` for Sample that returns the given draws in turn.
@@ -194,6 +202,7 @@ TYPED_TEST(ReplayWindowTest, SampledRowsAreKeptPositions) {
   ASSERT_EQ(batch.policy.size(), 64 * size_t(G::kNumActions));
   ASSERT_EQ(batch.wdl.size(), 64 * 3u);
   ASSERT_EQ(batch.legal.size(), 64 * size_t(G::kNumActions));
+  ASSERT_EQ(batch.material.size(), 64 * size_t(PieceCounts<G>::kTypes));
   for (int i = 0; i < batch.size; ++i) {
     const ExpectedRow row = RowOf<G>(batch, i);
     float sum = 0;
@@ -207,7 +216,8 @@ TYPED_TEST(ReplayWindowTest, SampledRowsAreKeptPositions) {
     EXPECT_EQ(row.wdl[0] + row.wdl[1] + row.wdl[2], 1.0f);
     bool found = false;
     for (const ExpectedRow& expected : rows) {
-      if (expected.planes == row.planes && expected.wdl == row.wdl && expected.legal == row.legal) {
+      if (expected.planes == row.planes && expected.wdl == row.wdl && expected.legal == row.legal &&
+          expected.material == row.material) {
         bool same_policy = true;
         for (int a = 0; a < G::kNumActions && same_policy; ++a) {
           same_policy = std::fabs(expected.policy[a] - row.policy[a]) < 1e-6;

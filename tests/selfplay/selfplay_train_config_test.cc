@@ -190,6 +190,8 @@ TEST(TrainConfigTest, ValidationNamesTheKeyAndRange) {
       {"optimizer.schedule=cosine", "config key optimizer.total_steps: 0 is out of range"},
       {"optimizer.learning_rate=0", "config key optimizer.learning_rate"},
       {"optimizer.momentum=1", "config key optimizer.momentum"},
+      {"optimizer.material_loss_weight=-0.5", "config key optimizer.material_loss_weight"},
+      {"optimizer.material_loss_weight=11", "config key optimizer.material_loss_weight"},
       {"optimizer.batch_size=0", "config key optimizer.batch_size"},
       {"optimizer.checkpoint_every_steps=0", "config key optimizer.checkpoint_every_steps"},
       {"gating.games=21", "config key gating.games: 21 is odd"},
