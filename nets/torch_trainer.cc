@@ -651,10 +651,11 @@ TrainMetrics TorchTrainer::StepOn(const std::function<DeviceBatch()>& make, int 
     // neither reach the weights nor a checkpoint. Every rank sees the same averaged loss.
     if (!std::isfinite(metrics.loss)) {
       throw Error(fmt::format(
-          "training step {}: the loss is not finite ({}; policy {}, value {}): the network "
-          "diverged or its weights are corrupted; training stops and nothing after step {} is "
-          "checkpointed",
-          steps_ + 1, metrics.loss, metrics.policy_loss, metrics.value_loss, steps_));
+          "training step {}: the loss is not finite ({}; policy {}, value {}, material {}): the "
+          "network diverged or its weights are corrupted; training stops and nothing after step "
+          "{} is checkpointed",
+          steps_ + 1, metrics.loss, metrics.policy_loss, metrics.value_loss, metrics.material_loss,
+          steps_));
     }
     optimizer_->step();
   } catch (const c10::Error& error) {

@@ -69,7 +69,7 @@ struct CountingRandom {
 
 bool SameBatch(const nets::TrainingBatch& a, const nets::TrainingBatch& b) {
   return a.size == b.size && a.planes == b.planes && a.policy == b.policy && a.wdl == b.wdl &&
-         a.legal == b.legal;
+         a.legal == b.legal && a.material == b.material;
 }
 
 template <class G>

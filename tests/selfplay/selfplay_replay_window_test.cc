@@ -613,6 +613,7 @@ TYPED_TEST(ReplayWindowTest, CompactSamplesHoldTheDenseSamples) {
   ASSERT_EQ(compact.target_offsets.size(), size_t(kSize) + 1);
   EXPECT_EQ(compact.symmetries, std::vector<int32_t>(kSize, 0));
   EXPECT_EQ(compact.wdl, dense.wdl);
+  EXPECT_EQ(compact.material, dense.material);
   std::vector<float> planes(E::kSize);
   for (int i = 0; i < kSize; ++i) {
     typename G::Position position;
