@@ -23,7 +23,7 @@
 // With material_outputs > 0 (a pooled value head only), a material head: one linear layer from
 // the value head's pooled features to material_outputs numbers, trained (never used in play)
 // to predict the game's final piece-count difference of each piece type from the side to
-// move's view (engine/piece_counts.h; an auxiliary target as KataGo's, Wu 2019 section 3.4).
+// move's view (engine/piece_types.h; an auxiliary target as KataGo's, Wu 2019 section 3.4).
 // Torch-free: net files and the CLI use it without LibTorch headers.
 
 #include <cstdint>
@@ -33,7 +33,7 @@
 
 #include "engine/core/game.h"
 #include "engine/input_encoding.h"
-#include "engine/piece_counts.h"
+#include "engine/piece_types.h"
 
 namespace vz::nets {
 
@@ -76,7 +76,7 @@ struct NetArchitecture {
   // them: block i (from 0) when (i + 1) % global_pooling_every == 0 (0 when there are none).
   int global_pooling_channels = 0;
   int global_pooling_every = 0;
-  // Material head (above): its outputs, PieceCounts<G>::kTypes of the net's game (0 = none).
+  // Material head (above): its outputs, PieceTypes<G>::kCount of the net's game (0 = none).
   int material_outputs = 0;
   std::string preset;  // preset name it came from, or ""
 
@@ -137,7 +137,7 @@ template <Game G>
 NetArchitecture PresetArchitectureFor(std::string_view name) {
   using E = InputEncoding<G>;
   return PresetArchitecture(name, E::kPlanes, E::kHeight, E::kWidth, E::kNumActions,
-                            PolicyLayoutFor<G>(), PieceCounts<G>::kTypes);
+                            PolicyLayoutFor<G>(), PieceTypes<G>::kCount);
 }
 
 // The board's own cells of the grid, float[height * width] (row-major): 1 for a cell that some

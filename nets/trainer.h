@@ -90,7 +90,7 @@ struct TrainerOptions {
 //                                masked before the softmax of the loss and of the accuracy
 //   material [size][K]           optional (empty = none): the game's final piece-count difference
 //                                of each of its K piece types, side to move's view
-//                                (engine/piece_counts.h); read by a net with a material head
+//                                (engine/piece_types.h); read by a net with a material head
 //                                (K = its material_outputs), ignored by others
 struct TrainingBatch {
   int size = 0;

@@ -188,7 +188,7 @@ std::string WithoutPiece(const std::string& fen, int color, int kind, int index)
   if constexpr (kIsDraughts<G>) {
     return WithoutDraughtsPiece(fen, color, kind, index);
   } else {
-    const char upper = PieceTraits<G>::kLetters[kind];
+    const char upper = PieceTypes<G>::kLetters[kind];
     return WithoutLetter(fen, color == 0 ? upper : char(std::tolower(upper)), index);
   }
 }

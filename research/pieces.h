@@ -1,17 +1,17 @@
 #pragma once
 
-// The piece kinds a strategy study counts in each game (research/study.h): their names, the
-// alpha-beta baseline's values of them (engine/alphabeta/evaluation.h, read from there), and the
-// count of each kind per colour in a position. Kings of the chess-like games are left out (never
-// captured); draughts counts men and kings. Kind 0 is always the game's weakest piece (the unit
-// piece values are scaled to), and `kPromotedFrom` the kind that promotes (pawn, man, or Chad's
-// rook, which becomes a queen inside the enemy castle).
+// The piece kinds a strategy study counts in each game (research/study.h): the game's piece types
+// (engine/piece_types.h, where they are written once), the alpha-beta baseline's values of them
+// (engine/alphabeta/evaluation.h, read from there), and the count of each kind per colour in a
+// position. Kings of the chess-like games are left out (never captured); draughts counts men and
+// kings. Kind 0 is always the game's weakest piece (the unit piece values are scaled to), and
+// `kPromotedFrom` the kind that promotes (pawn, man, or Chad's rook, which becomes a queen inside
+// the enemy castle).
 //
 // PieceTraits<G> members:
+//   Types                  PieceTypes<G> (names, letters, counting)
 //   kKinds                 number of kinds (<= kMaxPieceKinds)
 //   kNames[kind]           English name ("pawn", "king" for a draughts king)
-//   kLetters[kind]         White's letter of the kind in position strings (Black's: lower case;
-//                          draughts, which numbers its squares, has none)
 //   kPromotedFrom          the kind that promotes
 //   Baseline(kind)         the baseline's value in centipawns (a pawn or man = 100)
 //   Count(position)        PieceCounts of the position
@@ -21,11 +21,11 @@
 #include <array>
 
 #include "engine/alphabeta/evaluation.h"
-#include "engine/core/bits.h"
+#include "engine/piece_types.h"
 
 namespace vz::research {
 
-inline constexpr int kMaxPieceKinds = 6;
+inline constexpr int kMaxPieceKinds = kMaxPieceTypes;
 
 // [colour][kind] pieces on the board.
 struct PieceCounts {
@@ -34,89 +34,20 @@ struct PieceCounts {
   bool operator==(const PieceCounts& other) const = default;
 };
 
+// G's piece types (engine/piece_types.h) as a study counts them: both colours at once, with the
+// baseline's value of each.
 template <class G>
-struct PieceTraits;
-
-template <>
-struct PieceTraits<chaco_rex::ChacoRexGame> {
-  static constexpr int kKinds = 5;
-  static constexpr const char* kNames[kKinds] = {"pawn", "knight", "bishop", "rook", "queen"};
-  static constexpr char kLetters[kKinds] = {'P', 'N', 'B', 'R', 'Q'};
-  static constexpr int kPromotedFrom = 0;
-  static constexpr int kTypes[kKinds] = {chaco_rex::kPawn, chaco_rex::kKnight, chaco_rex::kBishop,
-                                         chaco_rex::kRook, chaco_rex::kQueen};
-  static int Baseline(int kind) {
-    return EvalTraits<chaco_rex::ChacoRexGame>::kValues[kTypes[kind]];
-  }
-  static PieceCounts Count(const chaco_rex::Position& p) {
+struct PieceTraits {
+  using Types = PieceTypes<G>;
+  static constexpr int kKinds = Types::kCount;
+  static_assert(kKinds <= kMaxPieceKinds);
+  static constexpr const auto& kNames = Types::kNames;
+  static constexpr int kPromotedFrom = Types::kPromotedFrom;
+  static int Baseline(int kind) { return EvalTraits<G>::kPieceValues[kind]; }
+  static PieceCounts Count(const typename G::Position& p) {
     PieceCounts counts;
     for (int color = 0; color < 2; ++color) {
-      for (int kind = 0; kind < kKinds; ++kind) {
-        counts.count[color][kind] = PopCount(p.by_type[kTypes[kind]] & p.by_color[color]);
-      }
-    }
-    return counts;
-  }
-};
-
-template <>
-struct PieceTraits<chad::ChadGame> {
-  static constexpr int kKinds = 2;
-  static constexpr const char* kNames[kKinds] = {"rook", "queen"};
-  static constexpr char kLetters[kKinds] = {'R', 'Q'};
-  static constexpr int kPromotedFrom = 0;
-  static int Baseline(int kind) {
-    return kind == 0 ? EvalTraits<chad::ChadGame>::kRook : EvalTraits<chad::ChadGame>::kQueen;
-  }
-  static PieceCounts Count(const chad::Position& p) {
-    PieceCounts counts;
-    for (int color = 0; color < 2; ++color) {
-      const int queens = (p.pieces[color] & p.queens).Count();
-      counts.count[color][0] = p.pieces[color].Count() - 1 - queens;  // the king never leaves
-      counts.count[color][1] = queens;
-    }
-    return counts;
-  }
-};
-
-template <>
-struct PieceTraits<cuarenta::CuarentaGame> {
-  static constexpr int kKinds = 6;
-  static constexpr const char* kNames[kKinds] = {"pawn", "guard", "frog", "camel", "vao", "bishop"};
-  static constexpr char kLetters[kKinds] = {'P', 'G', 'F', 'C', 'V', 'B'};
-  static constexpr int kPromotedFrom = 0;
-  static constexpr int kTypes[kKinds] = {cuarenta::kPawn,  cuarenta::kGuard, cuarenta::kFrog,
-                                         cuarenta::kCamel, cuarenta::kVao,   cuarenta::kBishop};
-  static int Baseline(int kind) {
-    return EvalTraits<cuarenta::CuarentaGame>::kValues[kTypes[kind]];
-  }
-  static PieceCounts Count(const cuarenta::Position& p) {
-    PieceCounts counts;
-    for (int color = 0; color < 2; ++color) {
-      for (int kind = 0; kind < kKinds; ++kind) {
-        counts.count[color][kind] =
-            __builtin_popcountll(p.by_type[kTypes[kind]] & p.by_color[color]);
-      }
-    }
-    return counts;
-  }
-};
-
-template <>
-struct PieceTraits<draughts::DraughtsGame> {
-  static constexpr int kKinds = 2;
-  static constexpr const char* kNames[kKinds] = {"man", "king"};
-  static constexpr int kPromotedFrom = 0;
-  static int Baseline(int kind) {
-    return kind == 0 ? EvalTraits<draughts::DraughtsGame>::kMan
-                     : EvalTraits<draughts::DraughtsGame>::kKing;
-  }
-  static PieceCounts Count(const draughts::Position& p) {
-    PieceCounts counts;
-    for (int color = 0; color < 2; ++color) {
-      const uint32_t own = color == 0 ? p.white : p.black;
-      counts.count[color][0] = __builtin_popcount(own & ~p.kings);
-      counts.count[color][1] = __builtin_popcount(own & p.kings);
+      Types::Count(p, Color(color), counts.count[size_t(color)].data());
     }
     return counts;
   }

@@ -31,7 +31,7 @@
 #include "engine/core/game_state.h"
 #include "engine/encodings.h"
 #include "engine/input_encoding.h"
-#include "engine/piece_counts.h"
+#include "engine/piece_types.h"
 #include "nets/trainer.h"
 #include "proto/train.pb.h"
 
@@ -128,8 +128,8 @@ class ReplayWindow {
   using Encoding = InputEncoding<G>;
   // Input floats of one position: [kPlanes][kHeight][kWidth].
   static constexpr int kInputSize = Encoding::kPlanes * Encoding::kHeight * Encoding::kWidth;
-  // Material targets of one position: PieceCounts<G>::kTypes.
-  static constexpr int kMaterialTypes = PieceCounts<G>::kTypes;
+  // Material targets of one position: PieceTypes<G>::kCount.
+  static constexpr int kMaterialTypes = PieceTypes<G>::kCount;
 
   // A window over the last `window_games` games. Throws vz::Error if window_games < 1.
   explicit ReplayWindow(int window_games, ValueTarget value_target = {})
@@ -302,7 +302,7 @@ class ReplayWindow {
       }
     }
 
-    PieceCounts<G>::Difference(game.position(), Color::kWhite, stored.final_material);
+    PieceCountDifference<G>(game.position(), Color::kWhite, stored.final_material);
 
     const int64_t count = int64_t(stored.entries.size());
     first_position_.push_back(total_positions_added_);
@@ -330,7 +330,7 @@ class ReplayWindow {
   //   policy [size][G::kNumActions]          the policy target, dense, sums to 1
   //   wdl    [size][3]                       value target of the side to move (AddGame)
   //   legal  [size][G::kNumActions]          1 at the policy index of every legal move
-  //   material [size][PieceCounts<G>::kTypes] the piece-count difference of each type in the
+  //   material [size][PieceTypes<G>::kCount] the piece-count difference of each type in the
   //                                          game's last position, side to move's view (the
   //                                          material head's target; nets/trainer.h)
   // Policy indices are G::ActionIndex = Encoding::PolicyIndex, in the side to move's frame.
@@ -422,8 +422,8 @@ class ReplayWindow {
     std::vector<Entry> entries;
     std::vector<uint32_t> indices;     // sparse policy targets of every entry, concatenated
     std::vector<float> probabilities;  // ... normalized per entry
-    // PieceCounts<G>::Difference of the game's last position, White's view.
-    int final_material[PieceCounts<G>::kTypes] = {};
+    // PieceCountDifference<G> of the game's last position, White's view.
+    int final_material[PieceTypes<G>::kCount] = {};
   };
 
   // The material target of `entry` of `stored` into out[kMaterialTypes]: the game's final

@@ -5,8 +5,9 @@
 // move classes quiescence search needs. A measuring rod, not a strong engine: the piece values
 // are round numbers from each game's character, stated here so that results can be reproduced.
 //
-// Piece values and terms per game (White minus Black in Material; Evaluate adds mobility, the
-// legal-move count of the side to move minus the opponent's, times kMobilityWeight):
+// Piece values and terms per game (kPieceValues, in engine/piece_types.h's order of the game's
+// piece types; Material is White minus Black; Evaluate adds mobility, the legal-move count of the
+// side to move minus the opponent's, times kMobilityWeight):
 // - Portuguese draughts: man 100, king 300 (a flying king controls whole diagonals); tempo: each
 //   man gets 4 per row advanced from its own back rank (men must advance to crown). Mobility
 //   weight 2. Captures are compulsory, so quiescence never stands pat while a capture exists.
@@ -28,10 +29,12 @@
 #include "engine/core/bits.h"
 #include "engine/cuarenta/game.h"
 #include "engine/draughts/game.h"
+#include "engine/piece_types.h"
 
 namespace vz {
 
 // Per-game evaluation traits; specialised for each registered game below. Members:
+//   kPieceValues[PieceTypes<G>::kCount]  centipawns per piece of each type
 //   kMobilityWeight            centipawns per legal move of difference
 //   kCapturesForced            captures are compulsory (no stand-pat while one exists)
 //   Material(p)                material and static terms, White minus Black, centipawns
@@ -41,26 +44,37 @@ namespace vz {
 template <class G>
 struct EvalTraits;
 
+// Sum over G's piece types of values[k] times White's pieces of type k less Black's.
+template <class G>
+int WeightedPieceCountDifference(const typename G::Position& p,
+                                 const int (&values)[PieceTypes<G>::kCount]) {
+  int difference[PieceTypes<G>::kCount];
+  PieceCountDifference<G>(p, Color::kWhite, difference);
+  int score = 0;
+  for (int k = 0; k < PieceTypes<G>::kCount; ++k) score += values[k] * difference[k];
+  return score;
+}
+
 template <>
 struct EvalTraits<draughts::DraughtsGame> {
   using Position = draughts::Position;
   static constexpr int kMobilityWeight = 2;
   static constexpr bool kCapturesForced = true;
-  static constexpr int kMan = 100;
-  static constexpr int kKing = 300;
+  // man, king
+  static constexpr int kPieceValues[2] = {100, 300};
   static constexpr int kTempoPerRow = 4;
 
+  // The pieces' values plus the men's tempo.
   static int Material(const Position& p) {
-    int score = 0;
+    int score = WeightedPieceCountDifference<draughts::DraughtsGame>(p, kPieceValues);
     for (int color = 0; color < 2; ++color) {
-      const uint32_t own = color == 0 ? p.white : p.black;
-      int side_score = 0;
-      for (uint32_t men = own & ~p.kings; men != 0; men &= men - 1) {
-        const int row = draughts::RowOf(__builtin_ctz(men));
-        side_score += kMan + kTempoPerRow * (color == 0 ? row : 7 - row);
+      const uint32_t men = (color == 0 ? p.white : p.black) & ~p.kings;
+      int tempo = 0;
+      for (uint32_t m = men; m != 0; m &= m - 1) {
+        const int row = draughts::RowOf(__builtin_ctz(m));
+        tempo += kTempoPerRow * (color == 0 ? row : 7 - row);
       }
-      side_score += kKing * __builtin_popcount(own & p.kings);
-      score += color == 0 ? side_score : -side_score;
+      score += color == 0 ? tempo : -tempo;
     }
     return score;
   }
@@ -76,16 +90,11 @@ struct EvalTraits<chaco_rex::ChacoRexGame> {
   using Position = chaco_rex::Position;
   static constexpr int kMobilityWeight = 2;
   static constexpr bool kCapturesForced = false;
-  // [PieceType] kNoPiece, pawn, knight, bishop, rook, queen, king
-  static constexpr int kValues[7] = {0, 100, 300, 300, 500, 900, 0};
+  // pawn, knight, bishop, rook, queen
+  static constexpr int kPieceValues[5] = {100, 300, 300, 500, 900};
 
   static int Material(const Position& p) {
-    int score = 0;
-    for (int type = chaco_rex::kPawn; type <= chaco_rex::kQueen; ++type) {
-      score += kValues[type] * (PopCount(p.by_type[type] & p.by_color[0]) -
-                                PopCount(p.by_type[type] & p.by_color[1]));
-    }
-    return score;
+    return WeightedPieceCountDifference<chaco_rex::ChacoRexGame>(p, kPieceValues);
   }
   static bool IsNoisy(const Position& p, Move m) {
     return p.board[chaco_rex::MoveTo(m)] != 0 || chaco_rex::IsEnPassant(m) ||
@@ -103,18 +112,11 @@ struct EvalTraits<chad::ChadGame> {
   using Position = chad::Position;
   static constexpr int kMobilityWeight = 3;
   static constexpr bool kCapturesForced = false;
-  static constexpr int kRook = 500;
-  static constexpr int kQueen = 900;
+  // rook, queen
+  static constexpr int kPieceValues[2] = {500, 900};
 
   static int Material(const Position& p) {
-    int score = 0;
-    for (int color = 0; color < 2; ++color) {
-      const int pieces = p.pieces[color].Count() - 1;  // the king is never captured
-      const int queens = (p.pieces[color] & p.queens).Count();
-      const int side_score = kRook * (pieces - queens) + kQueen * queens;
-      score += color == 0 ? side_score : -side_score;
-    }
-    return score;
+    return WeightedPieceCountDifference<chad::ChadGame>(p, kPieceValues);
   }
   static bool IsNoisy(const Position&, Move m) {
     return chad::IsCapture(m) || chad::IsPromotion(m);
@@ -130,16 +132,11 @@ struct EvalTraits<cuarenta::CuarentaGame> {
   using Position = cuarenta::Position;
   static constexpr int kMobilityWeight = 2;
   static constexpr bool kCapturesForced = false;
-  // [PieceType] none, king, bishop, vao, guard, camel, frog, pawn
-  static constexpr int kValues[8] = {0, 0, 350, 300, 250, 300, 250, 100};
+  // pawn, guard, frog, camel, vao, bishop
+  static constexpr int kPieceValues[6] = {100, 250, 250, 300, 300, 350};
 
   static int Material(const Position& p) {
-    int score = 0;
-    for (int type = cuarenta::kBishop; type <= cuarenta::kPawn; ++type) {
-      score += kValues[type] * (__builtin_popcountll(p.by_type[type] & p.by_color[0]) -
-                                __builtin_popcountll(p.by_type[type] & p.by_color[1]));
-    }
-    return score;
+    return WeightedPieceCountDifference<cuarenta::CuarentaGame>(p, kPieceValues);
   }
   static bool IsNoisy(const Position& p, Move m) {
     if (cuarenta::MoveIsCastling(m)) return false;
@@ -162,7 +159,7 @@ int MaterialBalance(const typename G::Position& p) {
 template <class G>
 Status MaterialAdjudication(const typename G::Position& p, int margin) {
   const int material = MaterialBalance<G>(p);
-  return material >= margin ? Status::kWhiteWins
+  return material >= margin    ? Status::kWhiteWins
          : material <= -margin ? Status::kBlackWins
                                : Status::kDraw;
 }

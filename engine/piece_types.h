@@ -1,0 +1,106 @@
+#pragma once
+
+// The piece types of each game, written once: their names and letters, the type that promotes,
+// and the count of each in a position. Read by the alpha-beta evaluation's material
+// (engine/alphabeta/evaluation.h: its piece values, in this order), the material head's target
+// (nets/net_architecture.h NetArchitecture::material_outputs, selfplay/replay_window.h; KataGo's
+// auxiliary targets, Wu 2019 section 3.4, made for games of capture: a target that needs no human
+// knowledge, only the rules' own pieces) and the strategy studies (research/pieces.h).
+//
+// PieceTypes<G> provides, per registered game (the kings of the chess-likes are not counted:
+// there is always one of each):
+//   kCount                     the number of piece types counted (at most kMaxPieceTypes)
+//   kNames[kCount]             their names, as the rules pages call them; type 0 is the weakest
+//                              by every piece value vzero uses
+//   kLetters[kCount]           White's letter of each type in position strings (FEN; Black's is
+//                              lower case). Chess-likes only: draughts numbers its squares (PDN)
+//   kPromotedFrom              the type that promotes (pawn, man, or Chad's rook, which becomes a
+//                              queen inside the enemy castle)
+//   Count(p, color, out)       out[k] = color's pieces of type k in p, k in [0, kCount)
+// PieceCountDifference<G>(p, side, out): out[k] = side's pieces of type k minus the opponent's.
+// Never throw; host-only by intent (no VZ_HD), allocation-free.
+
+#include "engine/chaco_rex/game.h"
+#include "engine/chad/game.h"
+#include "engine/core/bits.h"
+#include "engine/cuarenta/game.h"
+#include "engine/draughts/game.h"
+
+namespace vz {
+
+inline constexpr int kMaxPieceTypes = 6;
+
+template <class G>
+struct PieceTypes;
+
+// Portuguese draughts: men and kings (a man crowned on the far row becomes a king).
+template <>
+struct PieceTypes<draughts::DraughtsGame> {
+  static constexpr int kCount = 2;
+  static constexpr const char* kNames[kCount] = {"man", "king"};
+  static constexpr int kPromotedFrom = 0;
+  static void Count(const draughts::Position& p, Color color, int* out) {
+    const uint32_t own = color == Color::kWhite ? p.white : p.black;
+    out[0] = PopCount(own & ~p.kings);
+    out[1] = PopCount(own & p.kings);
+  }
+};
+
+// Chaco Rex: pawn, knight, bishop, rook, queen.
+template <>
+struct PieceTypes<chaco_rex::ChacoRexGame> {
+  static constexpr int kCount = 5;
+  static constexpr const char* kNames[kCount] = {"pawn", "knight", "bishop", "rook", "queen"};
+  static constexpr char kLetters[kCount] = {'P', 'N', 'B', 'R', 'Q'};
+  static constexpr int kPromotedFrom = 0;
+  static constexpr int kEngineTypes[kCount] = {chaco_rex::kPawn, chaco_rex::kKnight,
+                                               chaco_rex::kBishop, chaco_rex::kRook,
+                                               chaco_rex::kQueen};
+  static void Count(const chaco_rex::Position& p, Color color, int* out) {
+    for (int k = 0; k < kCount; ++k) {
+      out[k] = PopCount(p.by_type[kEngineTypes[k]] & p.by_color[int(color)]);
+    }
+  }
+};
+
+// Chad: rooks and queens (a queen is a rook that entered the enemy castle).
+template <>
+struct PieceTypes<chad::ChadGame> {
+  static constexpr int kCount = 2;
+  static constexpr const char* kNames[kCount] = {"rook", "queen"};
+  static constexpr char kLetters[kCount] = {'R', 'Q'};
+  static constexpr int kPromotedFrom = 0;
+  static void Count(const chad::Position& p, Color color, int* out) {
+    const int queens = (p.pieces[int(color)] & p.queens).Count();
+    out[0] = p.pieces[int(color)].Count() - 1 - queens;  // less the king, never captured
+    out[1] = queens;
+  }
+};
+
+// Cuarenta: pawn, guard, frog, camel, vao, bishop (a pawn promotes to a bishop).
+template <>
+struct PieceTypes<cuarenta::CuarentaGame> {
+  static constexpr int kCount = 6;
+  static constexpr const char* kNames[kCount] = {"pawn", "guard", "frog", "camel", "vao", "bishop"};
+  static constexpr char kLetters[kCount] = {'P', 'G', 'F', 'C', 'V', 'B'};
+  static constexpr int kPromotedFrom = 0;
+  static constexpr int kEngineTypes[kCount] = {cuarenta::kPawn, cuarenta::kGuard,
+                                               cuarenta::kFrog, cuarenta::kCamel,
+                                               cuarenta::kVao,  cuarenta::kBishop};
+  static void Count(const cuarenta::Position& p, Color color, int* out) {
+    for (int k = 0; k < kCount; ++k) {
+      out[k] = PopCount(p.by_type[kEngineTypes[k]] & p.by_color[int(color)]);
+    }
+  }
+};
+
+template <class G>
+void PieceCountDifference(const typename G::Position& p, Color side, int* out) {
+  static_assert(PieceTypes<G>::kCount <= kMaxPieceTypes);
+  int other[PieceTypes<G>::kCount];
+  PieceTypes<G>::Count(p, side, out);
+  PieceTypes<G>::Count(p, Opponent(side), other);
+  for (int k = 0; k < PieceTypes<G>::kCount; ++k) out[k] -= other[k];
+}
+
+}  // namespace vz
