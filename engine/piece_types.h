@@ -9,16 +9,20 @@
 //
 // PieceTypes<G> provides, per registered game (the kings of the chess-likes are not counted:
 // there is always one of each):
-//   kCount                     the number of piece types counted (at most kMaxPieceTypes)
-//   kNames[kCount]             their names, as the rules pages call them; type 0 is the weakest
-//                              by every piece value vzero uses
-//   kLetters[kCount]           White's letter of each type in position strings (FEN; Black's is
+//   kNumTypes                  the number of piece types counted (at most kMaxPieceTypes)
+//   kNames[kNumTypes]          their names, as the rules pages call them, in ascending order of
+//                              the alpha-beta baseline's values (engine/alphabeta/evaluation.h),
+//                              so type 0 is the weakest by that measure
+//   kLetters[kNumTypes]        White's letter of each type in position strings (FEN; Black's is
 //                              lower case). Chess-likes only: draughts numbers its squares (PDN)
+//   kEngineTypes[kNumTypes]    the engine's own piece-type code of each (chaco_rex::kPawn, ...;
+//                              Chaco Rex and Cuarenta, whose positions keep a bitboard per code)
 //   kPromotedFrom              the type that promotes (pawn, man, or Chad's rook, which becomes a
 //                              queen inside the enemy castle)
-//   Count(p, color, out)       out[k] = color's pieces of type k in p, k in [0, kCount)
-// PieceCountDifference<G>(p, side, out): out[k] = side's pieces of type k minus the opponent's.
-// Never throw; host-only by intent (no VZ_HD), allocation-free.
+//   Count(p, color, out)       out[k] = color's pieces of type k in p; out holds kNumTypes ints
+// PieceCountDifference<G>(p, side, out): out[k] = side's pieces of type k minus the opponent's;
+// out holds kNumTypes ints.
+// Never throw; stateless, so safe from any thread; host-only by intent (no VZ_HD), allocation-free.
 
 #include "engine/chaco_rex/game.h"
 #include "engine/chad/game.h"
@@ -36,8 +40,8 @@ struct PieceTypes;
 // Portuguese draughts: men and kings (a man crowned on the far row becomes a king).
 template <>
 struct PieceTypes<draughts::DraughtsGame> {
-  static constexpr int kCount = 2;
-  static constexpr const char* kNames[kCount] = {"man", "king"};
+  static constexpr int kNumTypes = 2;
+  static constexpr const char* kNames[kNumTypes] = {"man", "king"};
   static constexpr int kPromotedFrom = 0;
   static void Count(const draughts::Position& p, Color color, int* out) {
     const uint32_t own = color == Color::kWhite ? p.white : p.black;
@@ -49,15 +53,15 @@ struct PieceTypes<draughts::DraughtsGame> {
 // Chaco Rex: pawn, knight, bishop, rook, queen.
 template <>
 struct PieceTypes<chaco_rex::ChacoRexGame> {
-  static constexpr int kCount = 5;
-  static constexpr const char* kNames[kCount] = {"pawn", "knight", "bishop", "rook", "queen"};
-  static constexpr char kLetters[kCount] = {'P', 'N', 'B', 'R', 'Q'};
+  static constexpr int kNumTypes = 5;
+  static constexpr const char* kNames[kNumTypes] = {"pawn", "knight", "bishop", "rook", "queen"};
+  static constexpr char kLetters[kNumTypes] = {'P', 'N', 'B', 'R', 'Q'};
   static constexpr int kPromotedFrom = 0;
-  static constexpr int kEngineTypes[kCount] = {chaco_rex::kPawn, chaco_rex::kKnight,
-                                               chaco_rex::kBishop, chaco_rex::kRook,
-                                               chaco_rex::kQueen};
+  static constexpr int kEngineTypes[kNumTypes] = {chaco_rex::kPawn, chaco_rex::kKnight,
+                                                  chaco_rex::kBishop, chaco_rex::kRook,
+                                                  chaco_rex::kQueen};
   static void Count(const chaco_rex::Position& p, Color color, int* out) {
-    for (int k = 0; k < kCount; ++k) {
+    for (int k = 0; k < kNumTypes; ++k) {
       out[k] = PopCount(p.by_type[kEngineTypes[k]] & p.by_color[int(color)]);
     }
   }
@@ -66,9 +70,9 @@ struct PieceTypes<chaco_rex::ChacoRexGame> {
 // Chad: rooks and queens (a queen is a rook that entered the enemy castle).
 template <>
 struct PieceTypes<chad::ChadGame> {
-  static constexpr int kCount = 2;
-  static constexpr const char* kNames[kCount] = {"rook", "queen"};
-  static constexpr char kLetters[kCount] = {'R', 'Q'};
+  static constexpr int kNumTypes = 2;
+  static constexpr const char* kNames[kNumTypes] = {"rook", "queen"};
+  static constexpr char kLetters[kNumTypes] = {'R', 'Q'};
   static constexpr int kPromotedFrom = 0;
   static void Count(const chad::Position& p, Color color, int* out) {
     const int queens = (p.pieces[int(color)] & p.queens).Count();
@@ -77,18 +81,20 @@ struct PieceTypes<chad::ChadGame> {
   }
 };
 
-// Cuarenta: pawn, guard, frog, camel, vao, bishop (a pawn promotes to a bishop).
+// Cuarenta: pawn, guard, frog, camel, vao, bishop (a pawn promotes to a camel in the promotion
+// zone, or on the last rank to a camel, frog, guard, vao or bishop).
 template <>
 struct PieceTypes<cuarenta::CuarentaGame> {
-  static constexpr int kCount = 6;
-  static constexpr const char* kNames[kCount] = {"pawn", "guard", "frog", "camel", "vao", "bishop"};
-  static constexpr char kLetters[kCount] = {'P', 'G', 'F', 'C', 'V', 'B'};
+  static constexpr int kNumTypes = 6;
+  static constexpr const char* kNames[kNumTypes] = {"pawn",  "guard", "frog",
+                                                    "camel", "vao",   "bishop"};
+  static constexpr char kLetters[kNumTypes] = {'P', 'G', 'F', 'C', 'V', 'B'};
   static constexpr int kPromotedFrom = 0;
-  static constexpr int kEngineTypes[kCount] = {cuarenta::kPawn, cuarenta::kGuard,
-                                               cuarenta::kFrog, cuarenta::kCamel,
-                                               cuarenta::kVao,  cuarenta::kBishop};
+  static constexpr int kEngineTypes[kNumTypes] = {cuarenta::kPawn, cuarenta::kGuard,
+                                                  cuarenta::kFrog, cuarenta::kCamel,
+                                                  cuarenta::kVao,  cuarenta::kBishop};
   static void Count(const cuarenta::Position& p, Color color, int* out) {
-    for (int k = 0; k < kCount; ++k) {
+    for (int k = 0; k < kNumTypes; ++k) {
       out[k] = PopCount(p.by_type[kEngineTypes[k]] & p.by_color[int(color)]);
     }
   }
@@ -96,11 +102,11 @@ struct PieceTypes<cuarenta::CuarentaGame> {
 
 template <class G>
 void PieceCountDifference(const typename G::Position& p, Color side, int* out) {
-  static_assert(PieceTypes<G>::kCount <= kMaxPieceTypes);
-  int other[PieceTypes<G>::kCount];
+  static_assert(PieceTypes<G>::kNumTypes <= kMaxPieceTypes);
+  int other[PieceTypes<G>::kNumTypes];
   PieceTypes<G>::Count(p, side, out);
   PieceTypes<G>::Count(p, Opponent(side), other);
-  for (int k = 0; k < PieceTypes<G>::kCount; ++k) out[k] -= other[k];
+  for (int k = 0; k < PieceTypes<G>::kNumTypes; ++k) out[k] -= other[k];
 }
 
 }  // namespace vz

@@ -76,7 +76,7 @@ struct NetArchitecture {
   // them: block i (from 0) when (i + 1) % global_pooling_every == 0 (0 when there are none).
   int global_pooling_channels = 0;
   int global_pooling_every = 0;
-  // Material head (above): its outputs, PieceTypes<G>::kCount of the net's game (0 = none).
+  // Material head (above): its outputs, PieceTypes<G>::kNumTypes of the net's game (0 = none).
   int material_outputs = 0;
   std::string preset;  // preset name it came from, or ""
 
@@ -137,7 +137,7 @@ template <Game G>
 NetArchitecture PresetArchitectureFor(std::string_view name) {
   using E = InputEncoding<G>;
   return PresetArchitecture(name, E::kPlanes, E::kHeight, E::kWidth, E::kNumActions,
-                            PolicyLayoutFor<G>(), PieceTypes<G>::kCount);
+                            PolicyLayoutFor<G>(), PieceTypes<G>::kNumTypes);
 }
 
 // The board's own cells of the grid, float[height * width] (row-major): 1 for a cell that some

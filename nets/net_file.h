@@ -101,7 +101,7 @@ void CheckNetCompatible(const NetFile& net, std::string_view source, std::string
 
 // CheckNetCompatible and CheckPolicyLayout with game G's encodings and layout; also throws
 // vz::Error naming `source` if a material head's outputs are not G's piece types
-// (PieceTypes<G>::kCount).
+// (PieceTypes<G>::kNumTypes).
 template <Game G>
 void CheckNetForGame(const NetFile& net, std::string_view source) {
   using E = InputEncoding<G>;
@@ -111,9 +111,9 @@ void CheckNetForGame(const NetFile& net, std::string_view source) {
     CheckPolicyLayout(net, source, PolicyLayoutFor<G>());
   }
   const int material = net.architecture.material_outputs;
-  if (material != 0 && material != PieceTypes<G>::kCount) {
+  if (material != 0 && material != PieceTypes<G>::kNumTypes) {
     throw Error(fmt::format("net file {}: a material head of {} outputs, {} has {} piece types",
-                            source, material, G::kName, PieceTypes<G>::kCount));
+                            source, material, G::kName, PieceTypes<G>::kNumTypes));
   }
 }
 

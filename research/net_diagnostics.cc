@@ -81,6 +81,8 @@ std::string WithoutLetter(const std::string& fen, char letter, int index) {
 }
 
 // Draughts' "W:W1,K2:B3": the `color` list without its `index`-th man (kind 0) or king (kind 1).
+static_assert(PieceTypes<draughts::DraughtsGame>::kNames[0][0] == 'm' &&
+              PieceTypes<draughts::DraughtsGame>::kNames[1][0] == 'k');
 std::string WithoutDraughtsPiece(const std::string& fen, int color, int kind, int index) {
   std::vector<std::string> fields;
   for (std::string_view field : SplitAt(fen, ':')) fields.emplace_back(field);

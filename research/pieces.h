@@ -1,20 +1,15 @@
 #pragma once
 
-// The piece kinds a strategy study counts in each game (research/study.h): the game's piece types
-// (engine/piece_types.h, where they are written once), the alpha-beta baseline's values of them
-// (engine/alphabeta/evaluation.h, read from there), and the count of each kind per colour in a
-// position. Kings of the chess-like games are left out (never captured); draughts counts men and
-// kings. Kind 0 is always the game's weakest piece (the unit piece values are scaled to), and
-// `kPromotedFrom` the kind that promotes (pawn, man, or Chad's rook, which becomes a queen inside
-// the enemy castle).
+// The piece kinds a strategy study counts in each game (research/study.h): a kind is one of the
+// game's piece types (engine/piece_types.h, which states their order, names and promoting type;
+// kind 0, the weakest, is the unit the study's piece values are scaled to), with the alpha-beta
+// baseline's value of each (engine/alphabeta/evaluation.h) and both colours counted at once.
 //
 // PieceTraits<G> members:
-//   Types                  PieceTypes<G> (names, letters, counting)
-//   kKinds                 number of kinds (<= kMaxPieceKinds)
-//   kNames[kind]           English name ("pawn", "king" for a draughts king)
-//   kPromotedFrom          the kind that promotes
+//   Types                  PieceTypes<G>
+//   kKinds, kNames, kPromotedFrom   Types::kNumTypes, Types::kNames, Types::kPromotedFrom
 //   Baseline(kind)         the baseline's value in centipawns (a pawn or man = 100)
-//   Count(position)        PieceCounts of the position
+//   Count(position)        PieceCounts of the position (both colours)
 // Host only; no state.
 
 #include <algorithm>
@@ -39,7 +34,7 @@ struct PieceCounts {
 template <class G>
 struct PieceTraits {
   using Types = PieceTypes<G>;
-  static constexpr int kKinds = Types::kCount;
+  static constexpr int kKinds = Types::kNumTypes;
   static_assert(kKinds <= kMaxPieceKinds);
   static constexpr const auto& kNames = Types::kNames;
   static constexpr int kPromotedFrom = Types::kPromotedFrom;

@@ -128,8 +128,8 @@ class ReplayWindow {
   using Encoding = InputEncoding<G>;
   // Input floats of one position: [kPlanes][kHeight][kWidth].
   static constexpr int kInputSize = Encoding::kPlanes * Encoding::kHeight * Encoding::kWidth;
-  // Material targets of one position: PieceTypes<G>::kCount.
-  static constexpr int kMaterialTypes = PieceTypes<G>::kCount;
+  // Material targets of one position: PieceTypes<G>::kNumTypes.
+  static constexpr int kMaterialTypes = PieceTypes<G>::kNumTypes;
 
   // A window over the last `window_games` games. Throws vz::Error if window_games < 1.
   explicit ReplayWindow(int window_games, ValueTarget value_target = {})
@@ -330,7 +330,7 @@ class ReplayWindow {
   //   policy [size][G::kNumActions]          the policy target, dense, sums to 1
   //   wdl    [size][3]                       value target of the side to move (AddGame)
   //   legal  [size][G::kNumActions]          1 at the policy index of every legal move
-  //   material [size][PieceTypes<G>::kCount] the piece-count difference of each type in the
+  //   material [size][PieceTypes<G>::kNumTypes] the piece-count difference of each type in the
   //                                          game's last position, side to move's view (the
   //                                          material head's target; nets/trainer.h)
   // Policy indices are G::ActionIndex = Encoding::PolicyIndex, in the side to move's frame.
@@ -423,7 +423,7 @@ class ReplayWindow {
     std::vector<uint32_t> indices;     // sparse policy targets of every entry, concatenated
     std::vector<float> probabilities;  // ... normalized per entry
     // PieceCountDifference<G> of the game's last position, White's view.
-    int final_material[PieceTypes<G>::kCount] = {};
+    int final_material[PieceTypes<G>::kNumTypes] = {};
   };
 
   // The material target of `entry` of `stored` into out[kMaterialTypes]: the game's final

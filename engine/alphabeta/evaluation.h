@@ -34,7 +34,7 @@
 namespace vz {
 
 // Per-game evaluation traits; specialised for each registered game below. Members:
-//   kPieceValues[PieceTypes<G>::kCount]  centipawns per piece of each type
+//   kPieceValues[PieceTypes<G>::kNumTypes]  centipawns per piece of each type
 //   kMobilityWeight            centipawns per legal move of difference
 //   kCapturesForced            captures are compulsory (no stand-pat while one exists)
 //   Material(p)                material and static terms, White minus Black, centipawns
@@ -47,11 +47,11 @@ struct EvalTraits;
 // Sum over G's piece types of values[k] times White's pieces of type k less Black's.
 template <class G>
 int WeightedPieceCountDifference(const typename G::Position& p,
-                                 const int (&values)[PieceTypes<G>::kCount]) {
-  int difference[PieceTypes<G>::kCount];
+                                 const int (&values)[PieceTypes<G>::kNumTypes]) {
+  int difference[PieceTypes<G>::kNumTypes];
   PieceCountDifference<G>(p, Color::kWhite, difference);
   int score = 0;
-  for (int k = 0; k < PieceTypes<G>::kCount; ++k) score += values[k] * difference[k];
+  for (int k = 0; k < PieceTypes<G>::kNumTypes; ++k) score += values[k] * difference[k];
   return score;
 }
 

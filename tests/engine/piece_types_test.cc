@@ -2,7 +2,9 @@
 // captures and promotions, each type's count is the number of its letters in the position string
 // (FEN; in PDN, the numbered men and the K-marked kings), the difference is zero at the start and
 // the opponent's view its negation, and the alpha-beta evaluation's material is the piece values
-// stated in engine/alphabeta/evaluation.h's header times those counts.
+// stated in engine/alphabeta/evaluation.h's header times those counts. The names and letters are
+// the rules pages' (../shared/rules/). That a rise of any other type comes with a fall of
+// kPromotedFrom is tested over random games in tests/research/research_pieces_test.cc.
 
 #include "engine/piece_types.h"
 
@@ -31,7 +33,7 @@ constexpr bool kIsDraughts(std::string_view name) { return name == "portuguese-d
 // [colour][type] pieces counted in the position string `text`, by its own notation.
 template <class G>
 std::vector<std::vector<int>> CountsFromText(const std::string& text) {
-  std::vector<std::vector<int>> counts(2, std::vector<int>(PieceTypes<G>::kCount, 0));
+  std::vector<std::vector<int>> counts(2, std::vector<int>(PieceTypes<G>::kNumTypes, 0));
   if constexpr (std::is_same_v<G, draughts::DraughtsGame>) {
     // "W:W1,2,K5:B21,...:H3" -- one number per piece, kings prefixed with K; other fields after.
     int colour = -1;
@@ -52,7 +54,7 @@ std::vector<std::vector<int>> CountsFromText(const std::string& text) {
   } else {
     const std::string placement = text.substr(0, text.find(' '));
     for (char c : placement) {
-      for (int k = 0; k < PieceTypes<G>::kCount; ++k) {
+      for (int k = 0; k < PieceTypes<G>::kNumTypes; ++k) {
         if (c == PieceTypes<G>::kLetters[k]) ++counts[0][size_t(k)];
         if (c == PieceTypes<G>::kLetters[k] - 'A' + 'a') ++counts[1][size_t(k)];
       }
@@ -61,31 +63,59 @@ std::vector<std::vector<int>> CountsFromText(const std::string& text) {
   return counts;
 }
 
-// The centipawn values of evaluation.h's header comment, in PieceTypes<G>'s order.
+// Each type's name and FEN letter as the rules pages give them (draughts: no letters), and its
+// centipawn value as evaluation.h's header comment states it, in ascending order of value.
+struct StatedType {
+  std::string name;
+  char letter;
+  int value;
+};
 template <class G>
-std::vector<int> StatedValues() {
+std::vector<StatedType> StatedTypes() {
   if constexpr (std::is_same_v<G, chaco_rex::ChacoRexGame>) {
-    return {100, 300, 300, 500, 900};
+    return {{"pawn", 'P', 100},
+            {"knight", 'N', 300},
+            {"bishop", 'B', 300},
+            {"rook", 'R', 500},
+            {"queen", 'Q', 900}};
   } else if constexpr (std::is_same_v<G, chad::ChadGame>) {
-    return {500, 900};
+    return {{"rook", 'R', 500}, {"queen", 'Q', 900}};
   } else if constexpr (std::is_same_v<G, cuarenta::CuarentaGame>) {
-    return {100, 250, 250, 300, 300, 350};
+    return {{"pawn", 'P', 100},  {"guard", 'G', 250}, {"frog", 'F', 250},
+            {"camel", 'C', 300}, {"vao", 'V', 300},   {"bishop", 'B', 350}};
   } else {
-    return {100, 300};
+    return {{"man", 0, 100}, {"king", 0, 300}};
   }
+}
+
+TYPED_TEST(PieceTypesTest, NamesLettersAndValuesAreTheStatedOnes) {
+  using G = TypeParam;
+  using Types = PieceTypes<G>;
+  const std::vector<StatedType> stated = StatedTypes<G>();
+  ASSERT_EQ(size_t(Types::kNumTypes), stated.size());
+  for (int k = 0; k < Types::kNumTypes; ++k) {
+    EXPECT_EQ(Types::kNames[k], stated[size_t(k)].name) << k;
+    EXPECT_EQ(EvalTraits<G>::kPieceValues[k], stated[size_t(k)].value) << stated[size_t(k)].name;
+    if constexpr (!std::is_same_v<G, draughts::DraughtsGame>) {
+      EXPECT_EQ(Types::kLetters[k], stated[size_t(k)].letter) << stated[size_t(k)].name;
+    }
+    if (k > 0) {
+      EXPECT_GE(stated[size_t(k)].value, stated[size_t(k - 1)].value) << "ascending";
+    }
+  }
+  EXPECT_EQ(Types::kPromotedFrom, 0);  // pawn, man, or Chad's rook
 }
 
 TYPED_TEST(PieceTypesTest, CountsAreThePositionStringsPiecesAndMaterialTheirValues) {
   using G = TypeParam;
   using Types = PieceTypes<G>;
-  constexpr int kCount = Types::kCount;
-  ASSERT_LE(kCount, kMaxPieceTypes);
-  int own[kCount], other[kCount];
+  constexpr int kNumTypes = Types::kNumTypes;
+  ASSERT_LE(kNumTypes, kMaxPieceTypes);
+  int own[kNumTypes], other[kNumTypes];
   PieceCountDifference<G>(G::InitialPosition(), Color::kWhite, own);
-  for (int k = 0; k < kCount; ++k) EXPECT_EQ(own[k], 0) << Types::kNames[k];
+  for (int k = 0; k < kNumTypes; ++k) EXPECT_EQ(own[k], 0) << Types::kNames[k];
 
-  const std::vector<int> values = StatedValues<G>();
-  for (int k = 1; k < kCount; ++k) EXPECT_GE(values[size_t(k)], values[0]) << "type 0 is weakest";
+  const std::vector<StatedType> stated = StatedTypes<G>();
   int unequal = 0, promoted = 0;  // positions with unequal material; with a promoted piece
   uint64_t seed = 17;
   for (int game_number = 0; game_number < 40; ++game_number) {
@@ -95,9 +125,9 @@ TYPED_TEST(PieceTypesTest, CountsAreThePositionStringsPiecesAndMaterialTheirValu
       const std::string text = G::FormatPosition(p);
       const std::vector<std::vector<int>> expected = CountsFromText<G>(text);
       for (int colour = 0; colour < 2; ++colour) {
-        int counts[kCount];
+        int counts[kNumTypes];
         Types::Count(p, Color(colour), counts);
-        for (int k = 0; k < kCount; ++k) {
+        for (int k = 0; k < kNumTypes; ++k) {
           ASSERT_EQ(counts[k], expected[size_t(colour)][size_t(k)])
               << Types::kNames[k] << " of colour " << colour << " in " << text;
         }
@@ -106,10 +136,10 @@ TYPED_TEST(PieceTypesTest, CountsAreThePositionStringsPiecesAndMaterialTheirValu
       PieceCountDifference<G>(p, Color::kBlack, other);
       int material = 0;
       bool zero = true;
-      for (int k = 0; k < kCount; ++k) {
+      for (int k = 0; k < kNumTypes; ++k) {
         ASSERT_EQ(own[k], -other[k]) << Types::kNames[k] << " in " << text;
         zero = zero && own[k] == 0;
-        material += values[size_t(k)] * own[k];
+        material += stated[size_t(k)].value * own[k];
       }
       unequal += !zero;
       if constexpr (kIsDraughts(G::kName)) {
@@ -124,11 +154,12 @@ TYPED_TEST(PieceTypesTest, CountsAreThePositionStringsPiecesAndMaterialTheirValu
         }
       }
       ASSERT_EQ(material, EvalTraits<G>::Material(p)) << "game " << game_number << ": " << text;
-      int start[kCount], now[kCount];
+      int start[kNumTypes], now[kNumTypes];
       for (int colour = 0; colour < 2; ++colour) {
         Types::Count(G::InitialPosition(), Color(colour), start);
         Types::Count(p, Color(colour), now);
-        for (int k = 0; k < kCount; ++k) promoted += k != Types::kPromotedFrom && now[k] > start[k];
+        for (int k = 0; k < kNumTypes; ++k)
+          promoted += k != Types::kPromotedFrom && now[k] > start[k];
       }
       const auto& moves = game.legal_moves();
       game.Play(moves[int((seed = SplitMix64(seed)) % uint64_t(moves.size))]);

@@ -100,7 +100,7 @@ proto::GameRecord RandomRecord(uint64_t seed, int max_plies, int opening_plies,
   }
   record.set_result(result);
   if (rows != nullptr) {
-    int final_counts[PieceTypes<G>::kCount];
+    int final_counts[PieceTypes<G>::kNumTypes];
     for (Pending& p : pending) {
       ExpectedRow row;
       row.planes = testing::EncodePlanes<E>(p.position, p.repetition_count);
@@ -128,7 +128,7 @@ ExpectedRow RowOf(const nets::TrainingBatch& batch, int i) {
   row.policy.assign(batch.policy.begin() + i * kActions, batch.policy.begin() + (i + 1) * kActions);
   row.wdl.assign(batch.wdl.begin() + i * 3, batch.wdl.begin() + (i + 1) * 3);
   row.legal.assign(batch.legal.begin() + i * kActions, batch.legal.begin() + (i + 1) * kActions);
-  constexpr size_t kTypes = PieceTypes<G>::kCount;
+  constexpr size_t kTypes = PieceTypes<G>::kNumTypes;
   row.material.assign(batch.material.begin() + i * kTypes,
                       batch.material.begin() + (i + 1) * kTypes);
   return row;
@@ -202,7 +202,7 @@ TYPED_TEST(ReplayWindowTest, SampledRowsAreKeptPositions) {
   ASSERT_EQ(batch.policy.size(), 64 * size_t(G::kNumActions));
   ASSERT_EQ(batch.wdl.size(), 64 * 3u);
   ASSERT_EQ(batch.legal.size(), 64 * size_t(G::kNumActions));
-  ASSERT_EQ(batch.material.size(), 64 * size_t(PieceTypes<G>::kCount));
+  ASSERT_EQ(batch.material.size(), 64 * size_t(PieceTypes<G>::kNumTypes));
   for (int i = 0; i < batch.size; ++i) {
     const ExpectedRow row = RowOf<G>(batch, i);
     float sum = 0;

@@ -1,6 +1,8 @@
 // The leaf correction of engine/search/quiescence_evaluator.h: its value map, the gain it reads
 // from the quiescence search, and a search that finds a tactic its evaluator cannot see.
 
+#include "engine/search/quiescence_evaluator.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,7 +14,6 @@
 #include "engine/core/game_state.h"
 #include "engine/games.h"
 #include "engine/search/mcts.h"
-#include "engine/search/quiescence_evaluator.h"
 #include "engine/search/uniform_evaluator.h"
 
 namespace vz {
@@ -40,8 +41,8 @@ class Fixed final : public Evaluator<G> {
 
 // The decorator's output for `position`: its value and priors.
 template <Game G>
-std::pair<Wdl, std::vector<float>> Corrected(const typename G::Position& position,
-                                             Wdl inner_value, float prior_weight) {
+std::pair<Wdl, std::vector<float>> Corrected(const typename G::Position& position, Wdl inner_value,
+                                             float prior_weight) {
   QuiescenceEvaluator<G> evaluator(std::make_shared<Fixed<G>>(inner_value), prior_weight);
   EvalBatch<G> batch;
   typename G::MoveList moves;
@@ -128,7 +129,9 @@ TEST(QuiescenceEvaluatorTest, InformedPriorsFavourTheShot) {
   double total = 0;
   for (int k = 0; k < moves.size; ++k) {
     total += mixed[size_t(k)];
-    if (k != shot) EXPECT_GT(mixed[size_t(shot)], mixed[size_t(k)]) << k;
+    if (k != shot) {
+      EXPECT_GT(mixed[size_t(shot)], mixed[size_t(k)]) << k;
+    }
   }
   EXPECT_NEAR(total, 1.0, 1e-5);
   const auto [same, inner] = Corrected<Draughts>(position, Wdl{}, 0.0f);
