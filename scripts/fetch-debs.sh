@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Downloads the Debian packages of vzero's C++ dependencies besides LibTorch (protobuf and protoc,
-# GoogleTest, Google Benchmark, CLI11, fmt, spdlog, nlohmann-json, zlib: headers, CMake configs,
-# libraries and their runtime libraries) into third_party/debs/ (git-ignored), so that they can
+# GoogleTest, Google Benchmark, CLI11, fmt, spdlog, nlohmann-json, zlib, cpp-httplib with the
+# OpenSSL and Brotli it links: headers, CMake configs, pkg-config files, libraries and their runtime
+# libraries) into third_party/debs/ (git-ignored), so that they can
 # travel with the working tree to a GPU machine without network access, where
 # scripts/gpu-check.sh unpacks them with `dpkg -x` into a prefix (never into /).
 #
@@ -16,12 +17,13 @@ cd "$(dirname "$0")/.."
 dest="${1:-third_party/debs}"
 
 roots=(libprotobuf-dev protobuf-compiler libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
-       libfmt-dev libspdlog-dev nlohmann-json3-dev zlib1g-dev)
+       libfmt-dev libspdlog-dev nlohmann-json3-dev zlib1g-dev libcpp-httplib-dev)
 # Packages of the dependencies themselves (dev packages, their shared libraries, protoc).
 allow='^(googletest|libbenchmark-dev|libbenchmark[0-9]+debian|libcli11-dev|libfmt-dev|libfmt[0-9]+'
 allow+='|libgmock-dev|libgtest-dev|libprotobuf-dev|libprotobuf-lite[0-9]+|libprotobuf[0-9]+'
 allow+='|libprotoc[0-9]+|libspdlog-dev|libspdlog[0-9.]+|nlohmann-json3-dev|protobuf-compiler'
-allow+='|zlib1g|zlib1g-dev)$'
+allow+='|zlib1g|zlib1g-dev|libcpp-httplib-dev|libcpp-httplib[0-9.]+|libssl-dev|libssl3'
+allow+='|libbrotli-dev|libbrotli1)$'
 
 if ! apt-cache show "${roots[0]}" >/dev/null 2>&1; then
   echo "fetch-debs: package lists missing, running apt-get update"

@@ -139,6 +139,11 @@ step_deps() {
         ln -s "$file" "$prefix/usr/lib/$(basename "$dir")/$(basename "$file")"
     done
   done
+  # pkg-config files (cpp-httplib, and the OpenSSL, Brotli and zlib it requires) say prefix=/usr:
+  # point them into the prefix, or CMake would look for the headers and libraries in /usr.
+  while IFS= read -r pc; do
+    sed -i "s|^prefix=/usr\$|prefix=$prefix/usr|" "$pc"
+  done < <(find "$prefix" -name '*.pc')
   # protoc needs the prefix's libprotoc and libprotobuf: a wrapper sets its library path only.
   cat >"$prefix/protoc" <<EOF
 #!/usr/bin/env bash
@@ -154,12 +159,17 @@ step_configure() {
   [[ -n "$torch_prefix" ]] || { say "no LibTorch: '$python -c \"import torch\"' failed"; return 1; }
   # shellcheck disable=SC2206
   extra=(${VZ_GPU_CHECK_CMAKE_ARGS:-})
+  # Debian keeps OpenSSL's configuration headers (which cpp-httplib's header includes) in the
+  # multiarch folder, a default include folder of Debian's compiler only: name the prefix's.
+  for dir in "$prefix"/usr/include/*-linux-gnu; do
+    [[ -d "$dir" ]] && extra+=("-DCMAKE_CXX_FLAGS=-isystem $dir")
+  done
   if run_logged cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
        "-DCMAKE_PREFIX_PATH=$prefix/usr;$torch_prefix" \
        "-DProtobuf_PROTOC_EXECUTABLE=$prefix/protoc" \
        -DVZ_USE_CUDA=ON -DVZ_USE_TORCH=ON -DVZ_BUILD_BENCHMARKS=ON "${extra[@]}"; then
     say "packages found at:"
-    grep -E '^(Protobuf_INCLUDE_DIR|Protobuf_LIBRARY_RELEASE|Protobuf_PROTOC_EXECUTABLE|fmt_DIR|spdlog_DIR|CLI11_DIR|nlohmann_json_DIR|GTest_DIR|benchmark_DIR|ZLIB_INCLUDE_DIR|ZLIB_LIBRARY_RELEASE|Torch_DIR|CMAKE_CUDA_COMPILER):' \
+    grep -E '^(Protobuf_INCLUDE_DIR|Protobuf_LIBRARY_RELEASE|Protobuf_PROTOC_EXECUTABLE|fmt_DIR|spdlog_DIR|CLI11_DIR|nlohmann_json_DIR|GTest_DIR|benchmark_DIR|ZLIB_INCLUDE_DIR|ZLIB_LIBRARY_RELEASE|CPP_HTTPLIB_INCLUDE_DIRS|CPP_HTTPLIB_LINK_LIBRARIES|Torch_DIR|CMAKE_CUDA_COMPILER):' \
       "$build/CMakeCache.txt" | tee -a "$log"
   else
     return 1
