@@ -21,7 +21,8 @@
 #                the figure that decides whether they should be on), then at 4096 in NCHW (what
 #                the channels-last layout brings) -> nnbench-headline.txt
 #   headline-sp  60 s of Chaco Rex self-play (`vzero train --preset gpu` with the medium net, 32
-#                simulations, no gating, no end-of-run evaluation) -> selfplay.txt
+#                simulations and cheap searches of 8, no gating, no strength checks, no end-of-run
+#                evaluation) -> selfplay.txt
 #   test         ctest -L gpu -> ctest-gpu.log
 #   bench        batched_rules_gpu_bench (rules kernels vs CPU twin; the GPU evaluator vs the
 #                LibTorch evaluator) -> rules-bench.json
@@ -222,7 +223,9 @@ step_headline_sp() {
   say "self-play: Chaco Rex, medium net, $simulations simulations, $selfplay_seconds s"
   "$build/vzero" train --variant chaco-rex --preset gpu --run-dir "$run_dir" --no-status \
     --set net.preset=medium --set "selfplay.simulations=$simulations" \
-    --set gating.enabled=false --set evaluation.games=0 --set "stop.minutes=$minutes" \
+    --set "selfplay.cheap_simulations=$(( simulations / 4 > 0 ? simulations / 4 : 1 ))" \
+    --set gating.mode=none --set evaluation.games=0 --set strength.every_checkpoints=0 \
+    --set "stop.minutes=$minutes" \
     $selfplay_args >"$results/selfplay.txt" 2>&1
   local rc=$?
   tail -n 8 "$results/selfplay.txt" | tee -a "$log"
@@ -241,7 +244,7 @@ step_test() {
 
 step_bench() {
   run_logged "$build/batched_rules_gpu_bench" --benchmark_out="$results/rules-bench.json" \
-    --benchmark_out_format=json --benchmark_min_time=0.05s
+    --benchmark_out_format=json --benchmark_min_time=0.05
 }
 
 step_nnbench() {

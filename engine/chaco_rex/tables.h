@@ -44,7 +44,15 @@ inline constexpr char kFileLetters[] = "abcdefghijlmnopqrst";
 // for sm_90; g++ and clang on x86-64 compile its shifts and masks to pairs of 64-bit operations.)
 using Bitboard = unsigned __int128;
 
-VZ_HD constexpr Bitboard CellBit(int cell) { return Bitboard(1) << cell; }
+// The bit of `cell` (0..127). Built from a 64-bit shift and a constant 128-bit one: nvcc 13.0 (sm_90,
+// -O3) lowers the plain `~(Bitboard(1) << cell)` to a 64-bit rotate of ~1 that is only right for
+// cell < 64, so `targets & ~CellBit(cell)` lost cells 0..63 on the device (the GPU move generator
+// missed every pawn move when the en-passant cell was 64 or above, caught by
+// BatchedKernelsGpuTest on the first GPU machine, 2026-12-04).
+VZ_HD constexpr Bitboard CellBit(int cell) {
+  const uint64_t bit = uint64_t(1) << (cell & 63);
+  return cell < 64 ? Bitboard(bit) : Bitboard(bit) << 64;
+}
 inline constexpr Bitboard kAllCells = (Bitboard(1) << kNumCells) - 1;
 
 // Removes the lowest set cell of a non-empty `b` and returns it.
