@@ -11,18 +11,19 @@
 # Usage: scripts/gpu-check.sh [RESULTS_DIR]     (default: $OUT if set, else out/gpu-check)
 # Steps, in order (VZ_GPU_CHECK_STEPS, comma-separated, default all), each with a timeout:
 #   environment  GPU, driver, nvcc, compiler, CMake and PyTorch versions -> environment.txt
-#   deps         unpack third_party/debs/*.deb into the prefix, repoint absolute symlinks into it,
-#                write a protoc wrapper that finds its libraries
+#   deps         unpack third_party/debs/*.deb into the prefix, repoint absolute symlinks and the
+#                pkg-config files' /usr into it, write a protoc wrapper that finds its libraries
 #   configure    CMake (Ninja, Release) with CMAKE_PREFIX_PATH = prefix + LibTorch, protoc from
-#                the prefix, VZ_USE_CUDA=ON, VZ_USE_TORCH=ON, no benchmarks of the CPU
+#                the prefix, the prefix's multiarch include folder (OpenSSL's configuration
+#                headers), VZ_USE_CUDA=ON, VZ_USE_TORCH=ON, the benchmarks on
 #   build        -j all cores: the vzero binary, every *_gpu_test and bench/batched_rules_gpu_bench
 #   headline-nn  `vzero nnbench` of the 10x128 net (preset medium) of Chaco Rex on cuda at batches
 #                1024..8192 without CUDA graphs (the default) and with them (`--cuda-graphs true`:
 #                the figure that decides whether they should be on), then at 4096 in NCHW (what
 #                the channels-last layout brings) -> nnbench-headline.txt
 #   headline-sp  60 s of Chaco Rex self-play (`vzero train --preset gpu` with the medium net, 32
-#                simulations and cheap searches of 8, no gating, no strength checks, no end-of-run
-#                evaluation) -> selfplay.txt
+#                simulations and cheap searches of a quarter of that, no gating, no strength
+#                checks, no end-of-run evaluation) -> selfplay.txt
 #   test         ctest -L gpu -> ctest-gpu.log
 #   bench        batched_rules_gpu_bench (rules kernels vs CPU twin; the GPU evaluator vs the
 #                LibTorch evaluator) -> rules-bench.json
@@ -104,7 +105,7 @@ step_environment() {
     echo "ninja: $(ninja --version 2>/dev/null)"
     "$python" -c 'import torch; print("torch:", torch.__version__, "cuda", torch.version.cuda,
       "devices", torch.cuda.device_count())' 2>/dev/null || echo "torch: not importable by $python"
-    echo "revision: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "revision: $(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)"
   } >"$results/environment.txt" 2>&1
   tee -a "$log" <"$results/environment.txt"
 }
@@ -140,10 +141,10 @@ step_deps() {
         ln -s "$file" "$prefix/usr/lib/$(basename "$dir")/$(basename "$file")"
     done
   done
-  # pkg-config files (cpp-httplib, and the OpenSSL, Brotli and zlib it requires) say prefix=/usr:
-  # point them into the prefix, or CMake would look for the headers and libraries in /usr.
+  # pkg-config files (cpp-httplib, and the OpenSSL, Brotli and zlib it requires) name /usr: point
+  # them into the prefix, or CMake would look for the headers and libraries in /usr.
   while IFS= read -r pc; do
-    sed -i "s|^prefix=/usr\$|prefix=$prefix/usr|" "$pc"
+    PREFIX="$prefix" perl -pi -e 's#^(prefix|exec_prefix|libdir|includedir)=/usr#$1=$ENV{PREFIX}/usr#' "$pc"
   done < <(find "$prefix" -name '*.pc')
   # protoc needs the prefix's libprotoc and libprotobuf: a wrapper sets its library path only.
   cat >"$prefix/protoc" <<EOF
@@ -158,19 +159,23 @@ EOF
 step_configure() {
   torch_prefix="$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)"
   [[ -n "$torch_prefix" ]] || { say "no LibTorch: '$python -c \"import torch\"' failed"; return 1; }
-  # shellcheck disable=SC2206
-  extra=(${VZ_GPU_CHECK_CMAKE_ARGS:-})
   # Debian keeps OpenSSL's configuration headers (which cpp-httplib's header includes) in the
-  # multiarch folder, a default include folder of Debian's compiler only: name the prefix's.
+  # multiarch folder, a default include folder of Debian's compiler only: name the prefix's. A
+  # CMAKE_CXX_FLAGS in VZ_GPU_CHECK_CMAKE_ARGS comes later and replaces this one.
+  local cxx_flags="" dir
   for dir in "$prefix"/usr/include/*-linux-gnu; do
-    [[ -d "$dir" ]] && extra+=("-DCMAKE_CXX_FLAGS=-isystem $dir")
+    [[ -d "$dir" ]] && cxx_flags+="${cxx_flags:+ }-isystem $dir"
   done
+  extra=()
+  [[ -n "$cxx_flags" ]] && extra+=("-DCMAKE_CXX_FLAGS=$cxx_flags")
+  # shellcheck disable=SC2206
+  extra+=(${VZ_GPU_CHECK_CMAKE_ARGS:-})
   if run_logged cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
        "-DCMAKE_PREFIX_PATH=$prefix/usr;$torch_prefix" \
        "-DProtobuf_PROTOC_EXECUTABLE=$prefix/protoc" \
        -DVZ_USE_CUDA=ON -DVZ_USE_TORCH=ON -DVZ_BUILD_BENCHMARKS=ON "${extra[@]}"; then
     say "packages found at:"
-    grep -E '^(Protobuf_INCLUDE_DIR|Protobuf_LIBRARY_RELEASE|Protobuf_PROTOC_EXECUTABLE|fmt_DIR|spdlog_DIR|CLI11_DIR|nlohmann_json_DIR|GTest_DIR|benchmark_DIR|ZLIB_INCLUDE_DIR|ZLIB_LIBRARY_RELEASE|CPP_HTTPLIB_INCLUDE_DIRS|CPP_HTTPLIB_LINK_LIBRARIES|Torch_DIR|CMAKE_CUDA_COMPILER):' \
+    grep -E '^(Protobuf_INCLUDE_DIR|Protobuf_LIBRARY_RELEASE|Protobuf_PROTOC_EXECUTABLE|fmt_DIR|spdlog_DIR|CLI11_DIR|nlohmann_json_DIR|GTest_DIR|benchmark_DIR|ZLIB_INCLUDE_DIR|ZLIB_LIBRARY_RELEASE|CPP_HTTPLIB_INCLUDE_DIRS|pkgcfg_lib_CPP_HTTPLIB_cpp-httplib|Torch_DIR|CMAKE_CUDA_COMPILER):' \
       "$build/CMakeCache.txt" | tee -a "$log"
   else
     return 1

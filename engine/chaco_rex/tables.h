@@ -53,6 +53,12 @@ VZ_HD constexpr Bitboard CellBit(int cell) {
   const uint64_t bit = uint64_t(1) << (cell & 63);
   return cell < 64 ? Bitboard(bit) : Bitboard(bit) << 64;
 }
+static_assert([] {
+  for (int cell = 0; cell < 128; ++cell) {
+    if (CellBit(cell) != Bitboard(1) << cell) return false;
+  }
+  return true;
+}());
 inline constexpr Bitboard kAllCells = (Bitboard(1) << kNumCells) - 1;
 
 // Removes the lowest set cell of a non-empty `b` and returns it.
