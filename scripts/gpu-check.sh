@@ -24,6 +24,10 @@
 #   headline-sp  60 s of Chaco Rex self-play (`vzero train --preset gpu` with the medium net, 32
 #                simulations and cheap searches of a quarter of that, no gating, no strength
 #                checks, no end-of-run evaluation) -> selfplay.txt
+#   train        90 s of the same with training on the GPU: the replay buffer starts training at
+#                20,000 positions and the trainer is not held back by self-play (no cap of samples
+#                per new position): the trainer's steps and samples/s, bf16 mixed precision
+#                -> train.txt
 #   test         ctest -L gpu -> ctest-gpu.log
 #   bench        batched_rules_gpu_bench (rules kernels vs CPU twin; the GPU evaluator vs the
 #                LibTorch evaluator) -> rules-bench.json
@@ -57,7 +61,7 @@ jobs="${VZ_GPU_CHECK_JOBS:-$(nproc)}"
 selfplay_seconds="${VZ_GPU_CHECK_SELFPLAY_SECONDS:-60}"
 simulations="${VZ_GPU_CHECK_SIMULATIONS:-32}"
 selfplay_args="${VZ_GPU_CHECK_SELFPLAY_ARGS:-}"
-steps=",${VZ_GPU_CHECK_STEPS:-environment,deps,configure,build,headline-nn,headline-sp,test,bench,nnbench},"
+steps=",${VZ_GPU_CHECK_STEPS:-environment,deps,configure,build,headline-nn,headline-sp,train,test,bench,nnbench},"
 status=0
 
 say() { echo "gpu-check [$(($(date +%s) - started))s] $*" | tee -a "$log"; }
@@ -238,6 +242,22 @@ step_headline_sp() {
   return "$rc"
 }
 
+step_train() {
+  local run_dir
+  run_dir="$(mktemp -d /tmp/vzero-train.XXXXXX)"
+  say "training: Chaco Rex, medium net, 90 s, training from 20000 positions"
+  "$build/vzero" train --variant chaco-rex --preset gpu --run-dir "$run_dir" --no-status \
+    --set net.preset=medium --set "selfplay.simulations=$simulations" \
+    --set "selfplay.cheap_simulations=$(( simulations / 4 > 0 ? simulations / 4 : 1 ))" \
+    --set gating.mode=none --set evaluation.games=0 --set strength.every_checkpoints=0 \
+    --set replay.min_positions=20000 --set replay.max_samples_per_new_sample=0 \
+    --set stop.minutes=1.5 $selfplay_args >"$results/train.txt" 2>&1
+  local rc=$?
+  tail -n 4 "$results/train.txt" | tee -a "$log"
+  grep -h '"type":"train"' "$run_dir/metrics.jsonl" 2>/dev/null | tail -n 3 >>"$results/train.txt"
+  return "$rc"
+}
+
 step_test() {
   ctest --test-dir "$build" -L gpu --output-on-failure -j 4 --timeout 120 \
     >"$results/ctest-gpu.log" 2>&1
@@ -271,7 +291,7 @@ summary() {
   cat "$results/environment.txt" 2>/dev/null
   echo '```'
   echo
-  for file in nnbench-headline.txt selfplay.txt; do
+  for file in nnbench-headline.txt selfplay.txt train.txt; do
     [[ -f "$results/$file" ]] || continue
     echo "## $file"
     echo
@@ -343,6 +363,7 @@ step configure 90 step_configure
 step build 300 step_build
 step headline-nn 90 step_headline_nn
 step headline-sp $((selfplay_seconds + 60)) step_headline_sp
+step train 150 step_train
 step test 120 step_test
 step bench 60 step_bench
 step nnbench 60 step_nnbench
