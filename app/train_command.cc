@@ -15,6 +15,7 @@
 #include "engine/core/error.h"
 #include "selfplay/cluster.h"
 #include "selfplay/run_dir.h"
+#include "selfplay/train_config.h"
 #include "selfplay/train_loop.h"
 
 namespace vz::app {
@@ -25,6 +26,7 @@ struct TrainOptions {
   std::string run_dir;
   std::string init_net;
   bool no_status = false;
+  bool print_config = false;
 };
 
 void RunTrainCommand(const TrainOptions& options) {
@@ -35,6 +37,10 @@ void RunTrainCommand(const TrainOptions& options) {
   const proto::TrainConfig config =
       saved ? OverrideSavedConfig(*saved, options.config.overrides, options.run_dir)
             : ConfigFromChoice(options.config);
+  if (options.print_config) {  // validated above; nothing is created or run
+    fmt::print("{}", TrainConfigText(config));
+    return;
+  }
 
   TrainRequest request;
   request.config = config;
@@ -81,6 +87,9 @@ void AddTrainCommand(CLI::App& app) {
                       "Start a new run from this net file instead of random weights");
   command->add_flag("--no-status", options->no_status,
                     "Plain log lines instead of a live status line on a terminal");
+  command->add_flag("--print-config", options->print_config,
+                    "Print the config that would run (preset or file, --set overrides, validated) "
+                    "in protobuf text format and exit; a bad key or value is an error");
   command->callback([options] { RunTrainCommand(*options); });
 }
 

@@ -17,6 +17,9 @@
 #                the prefix, the prefix's multiarch include folder (OpenSSL's configuration
 #                headers), VZ_USE_CUDA=ON, VZ_USE_TORCH=ON, the benchmarks on
 #   build        -j all cores: the vzero binary, every *_gpu_test and bench/batched_rules_gpu_bench
+#   settings     `vzero train --print-config` of the headline-sp and train steps' options: a key or
+#                value the config refuses fails here, in a second (CTest runs this step on every
+#                build: gpu_check_settings)
 #   headline-nn  `vzero nnbench` of the 10x128 net (preset medium) of Chaco Rex on cuda at batches
 #                1024..8192 without CUDA graphs (the default) and with them (`--cuda-graphs true`:
 #                the figure that decides whether they should be on), then at 4096 in NCHW (what
@@ -61,7 +64,7 @@ jobs="${VZ_GPU_CHECK_JOBS:-$(nproc)}"
 selfplay_seconds="${VZ_GPU_CHECK_SELFPLAY_SECONDS:-60}"
 simulations="${VZ_GPU_CHECK_SIMULATIONS:-32}"
 selfplay_args="${VZ_GPU_CHECK_SELFPLAY_ARGS:-}"
-steps=",${VZ_GPU_CHECK_STEPS:-environment,deps,configure,build,headline-nn,headline-sp,train,test,bench,nnbench},"
+steps=",${VZ_GPU_CHECK_STEPS:-environment,deps,configure,build,settings,headline-nn,headline-sp,train,test,bench,nnbench},"
 status=0
 
 say() { echo "gpu-check [$(($(date +%s) - started))s] $*" | tee -a "$log"; }
@@ -77,7 +80,7 @@ step() {
   want "$name" || return 0
   begin=$(date +%s)
   say "step $name (timeout ${limit}s)"
-  ( export -f "$fn" say run_logged fail 2>/dev/null; timeout --kill-after=10 "$limit" bash -c "$fn" ) \
+  ( export -f "$fn" say run_logged fail train_args 2>/dev/null; timeout --kill-after=10 "$limit" bash -c "$fn" ) \
     && rc=0 || rc=$?
   case "$rc" in
     0) result=PASS ;;
@@ -225,17 +228,43 @@ step_headline_nn() {
   return "$rc"
 }
 
-step_headline_sp() {
-  local run_dir minutes
-  run_dir="$(mktemp -d /tmp/vzero-selfplay.XXXXXX)"
-  minutes="$("$python" -c "print($selfplay_seconds / 60)")"
-  say "self-play: Chaco Rex, medium net, $simulations simulations, $selfplay_seconds s"
-  "$build/vzero" train --variant chaco-rex --preset gpu --run-dir "$run_dir" --no-status \
+# The `vzero train` options of the headline-sp step (train_args selfplay) and the train step
+# (train_args train), one per line: the settings step checks them with --print-config.
+train_args() {
+  printf '%s\n' --variant chaco-rex --preset gpu --no-status \
     --set net.preset=medium --set "selfplay.simulations=$simulations" \
     --set "selfplay.cheap_simulations=$(( simulations / 4 > 0 ? simulations / 4 : 1 ))" \
-    --set gating.mode=none --set evaluation.games=0 --set strength.every_checkpoints=0 \
-    --set "stop.minutes=$minutes" \
-    $selfplay_args >"$results/selfplay.txt" 2>&1
+    --set gating.mode=none --set evaluation.games=0 --set strength.every_checkpoints=0
+  case "$1" in
+    selfplay) printf '%s\n' --set "stop.minutes=$("$python" -c "print($selfplay_seconds / 60)")" ;;
+    train) printf '%s\n' --set replay.min_positions=20000 --set replay.max_samples_per_new_sample=0 \
+             --set stop.minutes=1.5 ;;
+  esac
+  # shellcheck disable=SC2086
+  [[ -z "$selfplay_args" ]] || printf '%s\n' $selfplay_args
+}
+
+step_settings() {
+  local kind args rc=0
+  for kind in selfplay train; do
+    mapfile -t args < <(train_args "$kind")
+    if "$build/vzero" train "${args[@]}" --print-config >"$results/settings-$kind.txtpb" \
+         2>"$results/settings-$kind.err"; then
+      say "settings of the $kind step: accepted"
+    else
+      say "settings of the $kind step refused: $(cat "$results/settings-$kind.err")"
+      rc=1
+    fi
+  done
+  return "$rc"
+}
+
+step_headline_sp() {
+  local run_dir args
+  run_dir="$(mktemp -d /tmp/vzero-selfplay.XXXXXX)"
+  say "self-play: Chaco Rex, medium net, $simulations simulations, $selfplay_seconds s"
+  mapfile -t args < <(train_args selfplay)
+  "$build/vzero" train "${args[@]}" --run-dir "$run_dir" >"$results/selfplay.txt" 2>&1
   local rc=$?
   tail -n 8 "$results/selfplay.txt" | tee -a "$log"
   grep -h '"selfplay"' "$run_dir/metrics.jsonl" 2>/dev/null | tail -n 3 >>"$results/selfplay.txt"
@@ -243,15 +272,11 @@ step_headline_sp() {
 }
 
 step_train() {
-  local run_dir
+  local run_dir args
   run_dir="$(mktemp -d /tmp/vzero-train.XXXXXX)"
   say "training: Chaco Rex, medium net, 90 s, training from 20000 positions"
-  "$build/vzero" train --variant chaco-rex --preset gpu --run-dir "$run_dir" --no-status \
-    --set net.preset=medium --set "selfplay.simulations=$simulations" \
-    --set "selfplay.cheap_simulations=$(( simulations / 4 > 0 ? simulations / 4 : 1 ))" \
-    --set gating.mode=none --set evaluation.games=0 --set strength.every_checkpoints=0 \
-    --set replay.min_positions=20000 --set replay.max_samples_per_new_sample=0 \
-    --set stop.minutes=1.5 $selfplay_args >"$results/train.txt" 2>&1
+  mapfile -t args < <(train_args train)
+  "$build/vzero" train "${args[@]}" --run-dir "$run_dir" >"$results/train.txt" 2>&1
   local rc=$?
   tail -n 4 "$results/train.txt" | tee -a "$log"
   grep -h '"type":"train"' "$run_dir/metrics.jsonl" 2>/dev/null | tail -n 3 >>"$results/train.txt"
@@ -361,6 +386,7 @@ libdirs="$(echo "$prefix"/usr/lib/*-linux-gnu)"
 export LD_LIBRARY_PATH="$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 step configure 90 step_configure
 step build 300 step_build
+step settings 30 step_settings
 step headline-nn 90 step_headline_nn
 step headline-sp $((selfplay_seconds + 60)) step_headline_sp
 step train 150 step_train
