@@ -1,6 +1,7 @@
 // `vzero train`: the self-play training loop (selfplay/train_loop.h: the self-play, trainer and
 // gate roles as threads of one process) with its config resolved from a compiled-in preset or a
-// file, `--set` overrides, and the run directory's saved config.
+// file, `--set` overrides, and the run directory's saved config; `--print-config` prints that
+// config and runs nothing.
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -37,17 +38,19 @@ void RunTrainCommand(const TrainOptions& options) {
   const proto::TrainConfig config =
       saved ? OverrideSavedConfig(*saved, options.config.overrides, options.run_dir)
             : ConfigFromChoice(options.config);
-  if (options.print_config) {  // validated above; nothing is created or run
+  const std::string run_dir =
+      options.run_dir.empty() ? fmt::format("runs/{}-{}", config.variant(),
+                                            config.preset().empty() ? "custom" : config.preset())
+                              : options.run_dir;
+  if (options.print_config) {  // what the run would refuse is refused; nothing created or locked
+    CheckRunConfig(run_dir, config);
     fmt::print("{}", TrainConfigText(config));
     return;
   }
 
   TrainRequest request;
   request.config = config;
-  request.run_dir = options.run_dir.empty()
-                        ? fmt::format("runs/{}-{}", config.variant(),
-                                      config.preset().empty() ? "custom" : config.preset())
-                        : options.run_dir;
+  request.run_dir = run_dir;
   request.init_net = options.init_net;
   request.live = !options.no_status && isatty(STDERR_FILENO);
   InstallRoleSignalHandlers();
@@ -83,13 +86,18 @@ void AddTrainCommand(CLI::App& app) {
                       "Override a config key, e.g. --set selfplay.simulations=64 (repeatable)");
   command->add_option("--run-dir", options->run_dir,
                       "Run directory (default runs/VARIANT-PRESET); an existing run resumes");
-  command->add_option("--init-net", options->init_net,
-                      "Start a new run from this net file instead of random weights");
+  CLI::Option* init_net =
+      command->add_option("--init-net", options->init_net,
+                          "Start a new run from this net file instead of random weights");
   command->add_flag("--no-status", options->no_status,
                     "Plain log lines instead of a live status line on a terminal");
-  command->add_flag("--print-config", options->print_config,
-                    "Print the config that would run (preset or file, --set overrides, validated) "
-                    "in protobuf text format and exit; a bad key or value is an error");
+  command
+      ->add_flag("--print-config", options->print_config,
+                 "Print the config this command would run (the preset or file, or the --run-dir's "
+                 "saved config, with the --set overrides), validated, in protobuf text format, "
+                 "and exit; creates and locks nothing; a bad key or value, or another config than "
+                 "the run directory's, is an error")
+      ->excludes(init_net);
   command->callback([options] { RunTrainCommand(*options); });
 }
 

@@ -19,7 +19,7 @@
 #   build        -j all cores: the vzero binary, every *_gpu_test and bench/batched_rules_gpu_bench
 #   settings     `vzero train --print-config` of the headline-sp and train steps' options: a key or
 #                value the config refuses fails here, in a second (CTest runs this step on every
-#                build: gpu_check_settings)
+#                build: gpu_check_settings) -> settings-{selfplay,train}.{txtpb,err}
 #   headline-nn  `vzero nnbench` of the 10x128 net (preset medium) of Chaco Rex on cuda at batches
 #                1024..8192 without CUDA graphs (the default) and with them (`--cuda-graphs true`:
 #                the figure that decides whether they should be on), then at 4096 in NCHW (what
@@ -41,7 +41,8 @@
 #      VZ_BUILD_DIR (build-gpu-check), VZ_GPU_CHECK_JOBS (nproc), VZ_GPU_CHECK_TARGETS (override
 #      the build targets), VZ_GPU_CHECK_CMAKE_ARGS (extra configure arguments),
 #      VZ_GPU_CHECK_SELFPLAY_SECONDS (60), VZ_GPU_CHECK_SIMULATIONS (32),
-#      VZ_GPU_CHECK_SELFPLAY_ARGS (more `vzero train` options for the self-play step, e.g.
+#      VZ_GPU_CHECK_SELFPLAY_ARGS (more `vzero train` options for the settings, headline-sp and
+#      train steps, e.g.
 #      "--set selfplay.actor_threads=8 --set selfplay.concurrent_games=4096").
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -236,7 +237,7 @@ train_args() {
     --set "selfplay.cheap_simulations=$(( simulations / 4 > 0 ? simulations / 4 : 1 ))" \
     --set gating.mode=none --set evaluation.games=0 --set strength.every_checkpoints=0
   case "$1" in
-    selfplay) printf '%s\n' --set "stop.minutes=$("$python" -c "print($selfplay_seconds / 60)")" ;;
+    selfplay) printf '%s\n' --set "stop.minutes=$(awk "BEGIN { print $selfplay_seconds / 60 }")" ;;
     train) printf '%s\n' --set replay.min_positions=20000 --set replay.max_samples_per_new_sample=0 \
              --set stop.minutes=1.5 ;;
   esac
@@ -382,8 +383,10 @@ step environment 30 step_environment
 step deps 60 step_deps
 # The built programs find the prefix's libraries through their RUNPATH; the library path is a
 # belt and braces for anything loaded later.
-libdirs="$(echo "$prefix"/usr/lib/*-linux-gnu)"
-export LD_LIBRARY_PATH="$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if want deps || [[ -d "$prefix/usr/lib" ]]; then
+  libdirs="$(echo "$prefix"/usr/lib/*-linux-gnu)"
+  export LD_LIBRARY_PATH="$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 step configure 90 step_configure
 step build 300 step_build
 step settings 30 step_settings

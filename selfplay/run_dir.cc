@@ -125,14 +125,16 @@ void AdoptRunConfig(const std::string& dir, const proto::TrainConfig& config) {
   CreateRunDirectories(dir, {});
   const std::string path = (fs::path(dir) / "config.txtpb").string();
   if (CreateFileAtomically(path, TrainConfigText(config))) return;
-  const proto::TrainConfig saved = ReadTrainConfigFile(path);
-  if (TrainConfigHash(saved) != TrainConfigHash(config)) {
-    throw Error(fmt::format(
-        "run directory {} holds a run of another config ({}; only stop, devices, precision "
-        "and cpu_threads may change): give the same settings, only --run-dir, or use a new "
-        "--run-dir",
-        dir, path));
-  }
+  CheckRunConfig(dir, config);
+}
+
+void CheckRunConfig(const std::string& dir, const proto::TrainConfig& config) {
+  const std::optional<proto::TrainConfig> saved = SavedConfig(dir);
+  if (!saved || TrainConfigHash(*saved) == TrainConfigHash(config)) return;
+  throw Error(fmt::format(
+      "run directory {} holds a run of another config ({}; only stop, devices, precision and "
+      "cpu_threads may change): give the same settings, only --run-dir, or use a new --run-dir",
+      dir, (fs::path(dir) / "config.txtpb").string()));
 }
 
 void CreateRunDirectories(const std::string& dir, const std::vector<std::string>& subdirs) {

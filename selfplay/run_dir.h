@@ -95,6 +95,12 @@ proto::TrainConfig OverrideSavedConfig(const proto::TrainConfig& saved,
                                        const std::vector<std::string>& overrides,
                                        const std::string& dir);
 
+// Checks that `config` may run in `dir`: when dir/config.txtpb exists, its hash must equal
+// `config`'s (TrainConfigHash: stop, devices, precision and cpu_threads may differ). Reads only;
+// creates and locks nothing. Throws vz::Error naming the directory and the file for another
+// config, and the errors of reading a saved config.
+void CheckRunConfig(const std::string& dir, const proto::TrainConfig& config);
+
 // Makes `config` the config of the run in `dir`: creates dir/config.txtpb when it is absent
 // (without replacing one that another process created at the same moment), else checks that the
 // saved config has the same hash (TrainConfigHash: stop, devices and precision may differ). Throws

@@ -112,8 +112,8 @@ std::string Evaluate(const proto::TrainConfig& config, const fs::path& dir, int6
   const std::string best_path = (dir / "nets" / "best.vznet").string();
   // (name, spec) of every opponent.
   std::vector<std::pair<std::string, std::string>> opponents = {
-      {"initial net", RunNetPlayer(config, (dir / "nets" / "initial.vznet").string(),
-                                   e.simulations())},
+      {"initial net",
+       RunNetPlayer(config, (dir / "nets" / "initial.vznet").string(), e.simulations())},
       {"rollout search", "rollout:" + sims}};
   for (const std::string& spec : config.strength().opponents()) opponents.emplace_back(spec, spec);
   const std::string player = RunNetPlayer(config, best_path, e.simulations());
@@ -131,8 +131,8 @@ std::string Evaluate(const proto::TrainConfig& config, const fs::path& dir, int6
     log.Info(fmt::format("evaluation: best net vs {} ({} games)", name, e.games()));
     const MatchSummary summary =
         RunMatch(config.variant(),
-                 RunMatchConfig(config, player, spec, int(e.games()),
-                                int(e.opening_plies()), config.seed() * 7919 + 17 + uint64_t(k)));
+                 RunMatchConfig(config, player, spec, int(e.games()), int(e.opening_plies()),
+                                config.seed() * 7919 + 17 + uint64_t(k)));
     const std::string line = fmt::format("best net vs {}: {}, {} adjudicated", name,
                                          summary.ResultText(), summary.adjudicated);
     report += line + "\n";
@@ -199,15 +199,7 @@ TrainOutcome RunTraining(const TrainRequest& request) {
   if (request.run_dir.empty()) throw Error("train: the run directory is empty");
   const fs::path dir(request.run_dir);
   CreateRunDirectories(request.run_dir, {});
-  if (const auto saved = SavedConfig(request.run_dir)) {
-    if (TrainConfigHash(*saved) != TrainConfigHash(config)) {
-      throw Error(fmt::format(
-          "run directory {} holds a run of another config ({}; only the stop section, devices, "
-          "precision and cpu_threads may change): resume it with the same settings, or use a new "
-          "--run-dir",
-          request.run_dir, (dir / "config.txtpb").string()));
-    }
-  }
+  CheckRunConfig(request.run_dir, config);
   // One `vzero train` (or trainer) per run directory, held until return or death; then the
   // temporary files of saves cut by a kill are ours to delete.
   const RunLock lock(request.run_dir, "lock", "vzero train");

@@ -484,5 +484,42 @@ TEST_F(TrainCliTest, ConfigErrorsNameTheirKey) {
   EXPECT_FALSE(fs::exists(run / "config.txtpb"));
 }
 
+TEST_F(TrainCliTest, PrintConfigPrintsWhatWouldRunAndCreatesNothing) {
+  const fs::path run = dir_ / "run";
+  const Execution printed =
+      RunVzero({"train", "--preset", "gpu", "--set", "selfplay.simulations=400", "--run-dir",
+                run.string(), "--print-config"});
+  ASSERT_EQ(printed.status, 0) << printed.output;
+  EXPECT_NE(printed.output.find("simulations: 400"), std::string::npos) << printed.output;
+  EXPECT_FALSE(fs::exists(run)) << "--print-config created the run directory";
+
+  // The printed text is a config file that prints the same again.
+  const fs::path file = dir_ / "printed.txtpb";
+  std::ofstream(file) << printed.output;
+  const Execution again = RunVzero({"train", "--config", file.string(), "--print-config"});
+  ASSERT_EQ(again.status, 0) << again.output;
+  EXPECT_EQ(again.output, printed.output);
+
+  // What the run would refuse: a value out of range, a net to start from (no run to start), and
+  // another config than the run directory's.
+  Execution bad = RunVzero(
+      {"train", "--preset", "gpu", "--set", "selfplay.cheap_simulations=999", "--print-config"});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.output.find("selfplay.cheap_simulations"), std::string::npos) << bad.output;
+  EXPECT_EQ(bad.output.find("variant:"), std::string::npos) << bad.output;
+  bad = RunVzero({"train", "--init-net", "x.vznet", "--print-config"});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.output.find("--init-net"), std::string::npos) << bad.output;
+  fs::create_directories(run);
+  std::ofstream(run / "config.txtpb") << printed.output;
+  bad = RunVzero({"train", "--preset", "demo", "--run-dir", run.string(), "--print-config"});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.output.find("another config"), std::string::npos) << bad.output;
+  const Execution saved = RunVzero({"train", "--run-dir", run.string(), "--print-config"});
+  EXPECT_EQ(saved.status, 0) << saved.output;
+  EXPECT_EQ(saved.output, printed.output);
+  EXPECT_FALSE(fs::exists(run / "lock")) << "--print-config locked the run directory";
+}
+
 }  // namespace
 }  // namespace vz
