@@ -496,7 +496,8 @@ TEST_F(TrainCliTest, PrintConfigPrintsWhatWouldRunAndCreatesNothing) {
   // The printed text is a config file that prints the same again.
   const fs::path file = dir_ / "printed.txtpb";
   std::ofstream(file) << printed.output;
-  const Execution again = RunVzero({"train", "--config", file.string(), "--print-config"});
+  const Execution again = RunVzero({"train", "--config", file.string(), "--run-dir",
+                                    (dir_ / "run2").string(), "--print-config"});
   ASSERT_EQ(again.status, 0) << again.output;
   EXPECT_EQ(again.output, printed.output);
 
