@@ -81,7 +81,7 @@ step() {
   want "$name" || return 0
   begin=$(date +%s)
   say "step $name (timeout ${limit}s)"
-  ( export -f "$fn" say run_logged fail train_args 2>/dev/null; timeout --kill-after=10 "$limit" bash -c "$fn" ) \
+  ( export -f "$fn" say run_logged fail train_args run_train 2>/dev/null; timeout --kill-after=10 "$limit" bash -c "$fn" ) \
     && rc=0 || rc=$?
   case "$rc" in
     0) result=PASS ;;
@@ -260,28 +260,28 @@ step_settings() {
   return "$rc"
 }
 
-step_headline_sp() {
-  local run_dir args
-  run_dir="$(mktemp -d /tmp/vzero-selfplay.XXXXXX)"
-  say "self-play: Chaco Rex, medium net, $simulations simulations, $selfplay_seconds s"
-  mapfile -t args < <(train_args selfplay)
-  "$build/vzero" train "${args[@]}" --run-dir "$run_dir" >"$results/selfplay.txt" 2>&1
-  local rc=$?
-  tail -n 8 "$results/selfplay.txt" | tee -a "$log"
-  grep -h '"selfplay"' "$run_dir/metrics.jsonl" 2>/dev/null | tail -n 3 >>"$results/selfplay.txt"
+# Runs `vzero train` with the options of `train_args KIND` in a new run directory: its output into
+# $results/FILE, the last LINES of it into the log, then the run's last three metrics lines of
+# type TYPE appended to FILE. Returns vzero's exit status.
+run_train() {
+  local kind="$1" file="$2" lines="$3" type="$4" run_dir args rc
+  run_dir="$(mktemp -d "/tmp/vzero-$kind.XXXXXX")"
+  mapfile -t args < <(train_args "$kind")
+  "$build/vzero" train "${args[@]}" --run-dir "$run_dir" >"$results/$file" 2>&1
+  rc=$?
+  tail -n "$lines" "$results/$file" | tee -a "$log"
+  grep -h "\"type\":\"$type\"" "$run_dir/metrics.jsonl" 2>/dev/null | tail -n 3 >>"$results/$file"
   return "$rc"
 }
 
+step_headline_sp() {
+  say "self-play: Chaco Rex, medium net, $simulations simulations, $selfplay_seconds s"
+  run_train selfplay selfplay.txt 8 selfplay
+}
+
 step_train() {
-  local run_dir args
-  run_dir="$(mktemp -d /tmp/vzero-train.XXXXXX)"
   say "training: Chaco Rex, medium net, 90 s, training from 20000 positions"
-  mapfile -t args < <(train_args train)
-  "$build/vzero" train "${args[@]}" --run-dir "$run_dir" >"$results/train.txt" 2>&1
-  local rc=$?
-  tail -n 4 "$results/train.txt" | tee -a "$log"
-  grep -h '"type":"train"' "$run_dir/metrics.jsonl" 2>/dev/null | tail -n 3 >>"$results/train.txt"
-  return "$rc"
+  run_train train train.txt 4 train
 }
 
 step_test() {
