@@ -152,7 +152,7 @@ namespace internal {
 
 template <class List>
 VZ_HD VZ_FORCE_INLINE void PushAll(List& list, int from, Bitboard targets) {
-  while (targets) list.Push(MakeMove(from, PopLowest(targets)));
+  ForEachCell(targets, [&](int to) VZ_INLINE_LAMBDA { list.Push(MakeMove(from, to)); });
 }
 
 template <class List>
@@ -175,50 +175,34 @@ VZ_HD VZ_FORCE_INLINE void GeneratePawnMoves(const Position& p, List& list, Bitb
   const StepTables& t = Steps();
   if (p.side_to_move == 0) {
     // (+1, +1) is index + 10, (-1, +1) is + 9.
-    Bitboard right = ((pawns & ~t.file_t) << 10) & targets;
-    Bitboard left = ((pawns & ~t.file_a) << 9) & targets;
-    while (right) {
-      const int to = PopLowest(right);
-      PushPawnMove(list, to - 10, to);
-    }
-    while (left) {
-      const int to = PopLowest(left);
-      PushPawnMove(list, to - 9, to);
-    }
+    const Bitboard right = ((pawns & ~t.file_t) << 10) & targets;
+    const Bitboard left = ((pawns & ~t.file_a) << 9) & targets;
+    ForEachCell(right, [&](int to) VZ_INLINE_LAMBDA { PushPawnMove(list, to - 10, to); });
+    ForEachCell(left, [&](int to) VZ_INLINE_LAMBDA { PushPawnMove(list, to - 9, to); });
     const Bitboard start = pawns & t.rank[2];
-    Bitboard right2 = ((((start & ~t.file_t) << 10) & empty) << 10) & empty & targets;
-    Bitboard left2 = ((((start & ~t.file_a) << 9) & empty) << 9) & empty & targets;
-    while (right2) {
-      const int to = PopLowest(right2);
+    const Bitboard right2 = ((((start & ~t.file_t) << 10) & empty) << 10) & empty & targets;
+    const Bitboard left2 = ((((start & ~t.file_a) << 9) & empty) << 9) & empty & targets;
+    ForEachCell(right2, [&](int to) VZ_INLINE_LAMBDA {
       list.Push(MakeMove(to - 20, to, 0, kDoubleStepFlag));
-    }
-    while (left2) {
-      const int to = PopLowest(left2);
+    });
+    ForEachCell(left2, [&](int to) VZ_INLINE_LAMBDA {
       list.Push(MakeMove(to - 18, to, 0, kDoubleStepFlag));
-    }
+    });
   } else {
     // (+1, -1) is index - 9, (-1, -1) is - 10.
-    Bitboard right = ((pawns & ~t.file_t) >> 9) & targets;
-    Bitboard left = ((pawns & ~t.file_a) >> 10) & targets;
-    while (right) {
-      const int to = PopLowest(right);
-      PushPawnMove(list, to + 9, to);
-    }
-    while (left) {
-      const int to = PopLowest(left);
-      PushPawnMove(list, to + 10, to);
-    }
+    const Bitboard right = ((pawns & ~t.file_t) >> 9) & targets;
+    const Bitboard left = ((pawns & ~t.file_a) >> 10) & targets;
+    ForEachCell(right, [&](int to) VZ_INLINE_LAMBDA { PushPawnMove(list, to + 9, to); });
+    ForEachCell(left, [&](int to) VZ_INLINE_LAMBDA { PushPawnMove(list, to + 10, to); });
     const Bitboard start = pawns & t.rank[8];
-    Bitboard right2 = ((((start & ~t.file_t) >> 9) & empty) >> 9) & empty & targets;
-    Bitboard left2 = ((((start & ~t.file_a) >> 10) & empty) >> 10) & empty & targets;
-    while (right2) {
-      const int to = PopLowest(right2);
+    const Bitboard right2 = ((((start & ~t.file_t) >> 9) & empty) >> 9) & empty & targets;
+    const Bitboard left2 = ((((start & ~t.file_a) >> 10) & empty) >> 10) & empty & targets;
+    ForEachCell(right2, [&](int to) VZ_INLINE_LAMBDA {
       list.Push(MakeMove(to + 18, to, 0, kDoubleStepFlag));
-    }
-    while (left2) {
-      const int to = PopLowest(left2);
+    });
+    ForEachCell(left2, [&](int to) VZ_INLINE_LAMBDA {
       list.Push(MakeMove(to + 20, to, 0, kDoubleStepFlag));
-    }
+    });
   }
 }
 
@@ -272,11 +256,10 @@ VZ_HD void GenerateMoves(const Position& p, List& list) {
   // itself on a slider's line).
   {
     const Bitboard without_king = occupied ^ CellBit(king);
-    Bitboard steps = t.king[king] & ~own;
-    while (steps) {
-      const int to = PopLowest(steps);
+    const Bitboard steps = t.king[king] & ~own;
+    ForEachCell(steps, [&](int to) VZ_INLINE_LAMBDA {
       if (!IsAttacked(p, to, them, opp, without_king)) list.Push(MakeMove(king, to));
-    }
+    });
   }
 
   if (p.en_passant_cell >= 0) {
@@ -290,25 +273,22 @@ VZ_HD void GenerateMoves(const Position& p, List& list) {
   const Bitboard empty = kAllCells & ~occupied;
 
   Bitboard pieces = own & p.by_type[kKnight] & ~pinned;  // a pinned knight never stays on its line
-  while (pieces) {
-    const int from = PopLowest(pieces);
+  ForEachCell(pieces, [&](int from) VZ_INLINE_LAMBDA {
     internal::PushAll(list, from, t.knight[from] & targets);
-  }
+  });
   // A pawn stepping onto the en-passant cell always captures: that move was generated above.
   const Bitboard pawn_targets =
       p.en_passant_cell >= 0 ? targets & ~CellBit(p.en_passant_cell) : targets;
   internal::GeneratePawnMoves(p, list, own & p.by_type[kPawn] & ~pinned, pawn_targets, empty);
 
   pieces = own & (p.by_type[kBishop] | p.by_type[kQueen]) & ~pinned;
-  while (pieces) {
-    const int from = PopLowest(pieces);
+  ForEachCell(pieces, [&](int from) VZ_INLINE_LAMBDA {
     internal::PushAll(list, from, DiagonalAttacks(from, occupied) & targets);
-  }
+  });
   pieces = own & (p.by_type[kRook] | p.by_type[kQueen]) & ~pinned;
-  while (pieces) {
-    const int from = PopLowest(pieces);
+  ForEachCell(pieces, [&](int from) VZ_INLINE_LAMBDA {
     internal::PushAll(list, from, OrthogonalAttacks(from, occupied) & targets);
-  }
+  });
 
   for (int i = 0; i < num_pins; ++i) {
     const int from = pin_cell[i];

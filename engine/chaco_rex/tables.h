@@ -44,10 +44,10 @@ inline constexpr char kFileLetters[] = "abcdefghijlmnopqrst";
 // for sm_90; g++ and clang on x86-64 compile its shifts and masks to pairs of 64-bit operations.)
 using Bitboard = unsigned __int128;
 
-// The bit of `cell` (0..127). Built from a 64-bit shift and a constant 128-bit one: nvcc 13.0 (sm_90,
-// -O3) lowers the plain `~(Bitboard(1) << cell)` to a 64-bit rotate of ~1 that is only right for
-// cell < 64, so `targets & ~CellBit(cell)` lost cells 0..63 on the device (the GPU move generator
-// missed every pawn move when the en-passant cell was 64 or above, caught by
+// The bit of `cell` (0..127). Built from a 64-bit shift and a constant 128-bit one: nvcc 13.0
+// (sm_90, -O3) lowers the plain `~(Bitboard(1) << cell)` to a 64-bit rotate of ~1 that is only
+// right for cell < 64, so `targets & ~CellBit(cell)` lost cells 0..63 on the device (the GPU move
+// generator missed every pawn move when the en-passant cell was 64 or above, caught by
 // BatchedKernelsGpuTest on the first GPU machine, 2026-12-04).
 VZ_HD constexpr Bitboard CellBit(int cell) {
   const uint64_t bit = uint64_t(1) << (cell & 63);
@@ -66,6 +66,15 @@ VZ_HD VZ_FORCE_INLINE int PopLowest(Bitboard& b) {
   const int cell = LowestBit(b);
   b &= b - 1;
   return cell;
+}
+
+// Calls f(cell) for every cell of `b`, lowest first. The two 64-bit halves are visited one after
+// the other, whereas a PopLowest loop pays a borrow across both halves and a branch in LowestBit
+// on every cell (about 10% more Chaco Rex perft leaves a second in a stand-alone perft harness).
+template <class F>
+VZ_HD VZ_FORCE_INLINE void ForEachCell(Bitboard b, F&& f) {
+  for (uint64_t low = uint64_t(b); low; low &= low - 1) f(LowestBit(low));
+  for (uint64_t high = uint64_t(b >> 64); high; high &= high - 1) f(64 + LowestBit(high));
 }
 
 // The 12 line directions. 0..5 are orthogonal (rook, king, pawn steps), 6..11 diagonal (bishop).

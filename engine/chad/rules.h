@@ -204,7 +204,7 @@ VZ_HD inline void GenerateMoves(const Position& p, List& list) {
         }
       }
       quiet &= mask;
-      ForEachSquare(quiet, [&](int to) {
+      ForEachSquare(quiet, [&](int to) VZ_INLINE_LAMBDA {
         list.Push(MakeMove(from, to, kind, false, !is_queen && promotion_zone.Test(to)));
       });
     }

@@ -93,13 +93,13 @@ struct Bitboard {
 // Calls f(square) for every square of `b`, lowest first.
 template <class F>
 VZ_HD VZ_FORCE_INLINE void ForEachSquare(const Bitboard& b, F&& f) {
-  for (int i = 0; i < 3; ++i) {
-    uint64_t word = b.w[i];
-    while (word) {
-      f(64 * i + LowestBit(word));
-      word &= word - 1;
-    }
-  }
+  // The words are read first and visited in three unrolled loops: a loop over b.w[i] kept the set
+  // in memory, where reading back the words just written (a slider's ray less its blocker)
+  // stalled on store forwarding (that loop counted a quarter fewer perft leaves a second).
+  const uint64_t words[3] = {b.w[0], b.w[1], b.w[2]};
+  for (uint64_t word = words[0]; word; word &= word - 1) f(LowestBit(word));
+  for (uint64_t word = words[1]; word; word &= word - 1) f(64 + LowestBit(word));
+  for (uint64_t word = words[2]; word; word &= word - 1) f(128 + LowestBit(word));
 }
 
 // --- tables ----------------------------------------------------------------------------------

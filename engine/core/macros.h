@@ -13,12 +13,18 @@
 #include <cstdio>
 #include <cstdlib>
 
+// VZ_INLINE_LAMBDA, written after a lambda's parameter list, makes g++ and clang always inline the
+// lambda where it is called (g++ left the move generators' per-cell lambdas as calls in the larger
+// translation units: 192 against 220 M perft leaves a second in Chaco Rex). Empty under nvcc,
+// whose device compiler inlines such small lambdas by itself.
 #if defined(__CUDACC__)
 #define VZ_HD __host__ __device__
 #define VZ_FORCE_INLINE __forceinline__
+#define VZ_INLINE_LAMBDA
 #else
 #define VZ_HD
 #define VZ_FORCE_INLINE inline __attribute__((always_inline))
+#define VZ_INLINE_LAMBDA __attribute__((always_inline))
 #endif
 
 #if defined(__CUDA_ARCH__)
