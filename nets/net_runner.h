@@ -116,10 +116,9 @@ struct RunnerOptions {
   // Fold the batch norms into their convolutions at load (nets/model.h FoldBatchNorm); false
   // keeps the unfolded net, the reference the fold is tested against.
   bool fold_batch_norm = true;
-  // Memory layout of the convolution weights and inputs: kAuto = channels-last (NHWC), the
-  // faster layout as measured on a CUDA device (the tensor cores' kernels, +32% on an H200) and on
-  // the CPU (oneDNN, 5-30% on the development VM; docs/performance.md). The outputs are the same
-  // in either layout up to float rounding.
+  // Memory layout of the convolution weights and inputs: kAuto = channels-last (NHWC, the layout
+  // of the tensor cores' convolution kernels) on a CUDA device, NCHW on the CPU. The outputs are
+  // the same in either layout up to float rounding.
   enum class Layout { kAuto, kNchw, kChannelsLast };
   Layout layout = Layout::kAuto;
   // On a CUDA device, RunDevice replays a CUDA graph captured once per padded batch size

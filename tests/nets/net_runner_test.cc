@@ -92,14 +92,15 @@ TEST(NetRunnerLayoutTest, ChannelsLastGivesTheNchwOutputs) {
 
 TEST(NetRunnerLayoutTest, TuningNamesTheLayout) {
   const NetFile net = FreshNetForGame<draughts::DraughtsGame>("tiny", 1);
-  // kAuto (channels-last) on the CPU; the tiny net's 16 channels give blocks of 64 (AutoCpuBlock).
+  // kAuto on the CPU; the tiny net's 16 channels give blocks of 64 (AutoCpuBlock).
   EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32").tuning(),
-            "channels-last, policy at legal moves, blocks of 64");
+            "NCHW, policy at legal moves, blocks of 64");
   EXPECT_EQ(
-      NetRunner(net, "n", "cpu", "fp32",
-                {.layout = RunnerOptions::Layout::kNchw, .legal_policy = false, .cpu_block = 3})
+      NetRunner(
+          net, "n", "cpu", "fp32",
+          {.layout = RunnerOptions::Layout::kChannelsLast, .legal_policy = false, .cpu_block = 3})
           .tuning(),
-      "NCHW, dense policy, blocks of 3");
+      "channels-last, dense policy, blocks of 3");
   EXPECT_EQ(ErrorOf([&] { NetRunner(net, "n", "cpu", "fp32", {.cpu_block = -1}); }),
             "CPU block size -1 is negative");
 }
@@ -119,7 +120,7 @@ TEST(NetRunnerDeviceTest, ACpuRunnerRefusesTheDeviceOnlyCallsByName) {
   EXPECT_EQ(ErrorOf([&] { runner.CudaStream(); }), "runner is on cpu, which has no CUDA stream");
   // No CUDA graphs part on the CPU, whatever the options say.
   EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32", {.cuda_graphs = true}).tuning(),
-            "channels-last, policy at legal moves, blocks of 64");
+            "NCHW, policy at legal moves, blocks of 64");
 }
 
 TEST(NetRunnerDeviceTest, AMissingDeviceIsRefusedByName) {
