@@ -102,9 +102,9 @@ proto::TrainConfig OverrideSavedConfig(const proto::TrainConfig& saved,
 void CheckRunConfig(const std::string& dir, const proto::TrainConfig& config);
 
 // Makes `config` the config of the run in `dir`: creates dir/config.txtpb when it is absent
-// (without replacing one that another process created at the same moment), else checks that the
-// saved config has the same hash (TrainConfigHash: stop, devices and precision may differ). Throws
-// vz::Error naming the directory for another config, and on I/O failures.
+// (without replacing one that another process created at the same moment), else checks the saved
+// one with CheckRunConfig (stop, devices, precision and cpu_threads may differ). Throws vz::Error
+// naming the directory for another config, and on I/O failures.
 void AdoptRunConfig(const std::string& dir, const proto::TrainConfig& config);
 
 // Creates dir and the sub-directories `subdirs` (relative). Throws vz::Error naming the one that
