@@ -33,7 +33,7 @@ void AddMatchCommand(CLI::App& app) {
   command->add_option("--variant", options->variant, "Game name (see `vzero version`)")->required();
   command
       ->add_option("--player1", options->config.player1,
-                   "random | rollout:SIMS[:qs] | alphabeta:DEPTH | net:FILE:SIMS[:qs]")
+                   "random | rollout:SIMS[:qs] | alphabeta:DEPTH | net:FILE:SIMS[:qs][:fp32|:bf16]")
       ->required();
   command->add_option("--player2", options->config.player2, "Same forms as --player1")->required();
   command->add_option("--games", options->config.games, "Games (rounded up to whole pairs)")

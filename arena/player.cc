@@ -16,11 +16,28 @@ PlayerSpec PlayerSpec::Parse(std::string_view text) {
   if (spec.kind == "uci") {
     throw Error("player '" + spec.text + "': uci players are not available yet");
   }
-  // The `:qs` option of the MCTS players (rollout, net) comes last.
+  // The net player's precision (`:fp32` or `:bf16`) comes last, after the `:qs` option of the
+  // MCTS players (rollout, net).
+  if (spec.kind == "net") {
+    for (std::string_view precision : {"fp32", "bf16"}) {
+      if (text.size() > precision.size() && text.ends_with(precision) &&
+          text[text.size() - precision.size() - 1] == ':') {
+        spec.precision = std::string(precision);
+        text.remove_suffix(precision.size() + 1);
+        break;
+      }
+    }
+  }
   constexpr std::string_view kQuiescenceOption = ":qs";
   if ((spec.kind == "rollout" || spec.kind == "net") && text.ends_with(kQuiescenceOption)) {
     spec.leaf_quiescence = true;
     text.remove_suffix(kQuiescenceOption.size());
+  }
+  // A misplaced, repeated or unknown option leaves an option's name as the last field.
+  const std::string_view last_field = text.substr(text.rfind(':') + 1);
+  if (last_field == "qs" || last_field == "fp32" || last_field == "bf16" || last_field == "fp16") {
+    throw Error("player '" + spec.text +
+                "': options come last, once each: :qs (rollout, net), then :fp32 or :bf16 (net)");
   }
   const size_t colon = text.find(':');
   std::string_view parameter = colon == std::string_view::npos ? "" : text.substr(colon + 1);
@@ -45,7 +62,7 @@ PlayerSpec PlayerSpec::Parse(std::string_view text) {
   if (spec.kind != "rollout" && spec.kind != "alphabeta" && spec.kind != "net") {
     throw Error("player '" + spec.text +
                 "': unknown kind (expected random, rollout:SIMS[:qs], alphabeta:DEPTH, "
-                "net:FILE:SIMS[:qs], or movetime=MS in place of SIMS or DEPTH)");
+                "net:FILE:SIMS[:qs][:fp32|:bf16], or movetime=MS in place of SIMS or DEPTH)");
   }
   if (colon == std::string_view::npos) {
     throw Error("player '" + spec.text + "': missing parameter after '" + spec.kind + ":'");

@@ -18,6 +18,8 @@
 //   ...:qs              (after rollout:SIMS or net:FILE:SIMS) each leaf value corrected by a
 //                       capture search (engine/search/quiescence_evaluator.h): tactical safety,
 //                       not zero-knowledge
+//   ...:fp32, ...:bf16  (net players only, last) the net's precision; default `auto`
+//                       (nets/net_runner.h: bf16 on a GPU and on a CPU where it is the faster)
 // `uci:COMMAND` is not available yet: its spec is rejected with a message saying so.
 //
 // A player plays one game at a time and belongs to one thread. The MCTS players (rollout, net)
@@ -85,6 +87,9 @@ struct PlayerSpec {
   std::string file;              // net file of `net:FILE:SIMS`; "default": the shipped net
   bool leaf_quiescence = false;  // the `:qs` option of MCTS players
   std::string text;              // the spec as given
+  // The net player's precision: "auto" (bf16 on a GPU and on a CPU where it is the faster, else
+  // fp32; nets/net_runner.h), or "fp32" / "bf16" from the spec's last option `:fp32` / `:bf16`.
+  std::string precision = "auto";
 
   // Throws vz::Error naming `text` on an unknown kind or a bad number.
   static PlayerSpec Parse(std::string_view text);
@@ -294,7 +299,7 @@ std::shared_ptr<Evaluator<G>> MakePlayerEvaluator(const PlayerSpec& spec) {
 #if VZ_HAVE_TORCH
   if (spec.kind == "net") {
     const std::string file = spec.file == "default" ? nets::RequireShippedNet(G::kName) : spec.file;
-    evaluator = nets::MakeNetEvaluator<G>(nets::ReadNetFile(file), file, "auto");
+    evaluator = nets::MakeNetEvaluator<G>(nets::ReadNetFile(file), file, "auto", spec.precision);
   }
 #endif
   if (evaluator && spec.leaf_quiescence) {

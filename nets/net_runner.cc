@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "engine/core/error.h"
@@ -34,27 +35,33 @@ double MatmulGflops(const std::string& precision, int size, double seconds) {
   return Torch().MatmulGflops(precision, size, seconds);
 }
 
-bool CpuInfoHasNativeBf16(std::string_view cpuinfo) {
+bool CpuInfoPrefersBf16(std::string_view cpuinfo) {
+  // The first CPU's "vendor_id" and "flags" lines decide.
+  std::optional<std::string_view> vendor, flags;
   for (const std::string_view line : SplitAt(cpuinfo, '\n')) {
     const size_t colon = line.find(':');
-    if (!line.starts_with("flags") || colon == std::string_view::npos) continue;
-    for (const std::string_view flag : SplitBlanks(line.substr(colon + 1))) {
-      if (flag == "avx512_bf16" || flag == "amx_bf16") return true;
-    }
-    return false;  // the first CPU's flags decide
+    if (colon == std::string_view::npos) continue;
+    if (!vendor && line.starts_with("vendor_id")) vendor = TrimBlanks(line.substr(colon + 1));
+    if (!flags && line.starts_with("flags")) flags = line.substr(colon + 1);
   }
-  return false;
+  if (!flags) return false;
+  bool avx512_bf16 = false;
+  for (const std::string_view flag : SplitBlanks(*flags)) {
+    if (flag == "amx_bf16") return true;
+    if (flag == "avx512_bf16") avx512_bf16 = true;
+  }
+  return avx512_bf16 && vendor == "AuthenticAMD";
 }
 
-bool CpuHasNativeBf16() {
-  static const bool native = [] {
+bool CpuPrefersBf16() {
+  static const bool prefers = [] {
     std::ifstream file("/proc/cpuinfo");
     if (!file) return false;
     std::ostringstream text;
     text << file.rdbuf();
-    return CpuInfoHasNativeBf16(text.str());
+    return CpuInfoPrefersBf16(text.str());
   }();
-  return native;
+  return prefers;
 }
 
 int AutoCpuBlock(const NetArchitecture& architecture) {

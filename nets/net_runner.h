@@ -4,7 +4,7 @@
 // (pimpl), so that evaluators, the CLI and tests include no LibTorch header.
 //
 // Precision: "fp32" (float32), "fp16", "bf16", or "auto" = bf16 on a GPU, and on the CPU bf16
-// where it computes bf16 natively (CpuHasNativeBf16), fp32 elsewhere.
+// where bf16 is the faster precision (CpuPrefersBf16), fp32 elsewhere.
 // Thread-safety: Run may be called from several threads; calls are serialised by a mutex.
 
 #include <condition_variable>
@@ -30,14 +30,19 @@ double MatmulGflops(const std::string& precision, int size = 512, double seconds
 // Number of CUDA devices LibTorch sees (0 without a GPU or driver). Loads LibTorch.
 int CudaDeviceCount();
 
-// True when this CPU computes bf16 natively: /proc/cpuinfo's flags (the instruction sets the
-// kernel enabled) name avx512_bf16 or amx_bf16. Elsewhere LibTorch emulates bf16 (measured on an
-// AVX2 EPYC, one thread: a 1024x1024 matrix product at 0.96 GFLOP/s in bf16, 84 in fp32), so
-// "auto" precision keeps fp32 there. False when /proc/cpuinfo cannot be read. Torch-free.
-bool CpuHasNativeBf16();
+// True when LibTorch (oneDNN) computes bf16 faster than fp32 on this CPU, as /proc/cpuinfo says
+// (the first "flags" line, the instruction sets the kernel enabled, and the first "vendor_id"):
+// flag amx_bf16 (AMX tiles), or avx512_bf16 on an AMD CPU (one thread of an EPYC: a 1024x1024
+// matrix product at 197 GFLOP/s in bf16, 79 in fp32, issue 32). Not avx512_bf16 on an Intel CPU
+// without AMX: its bf16 dot product runs no faster than two fp32 FMAs (a Xeon, family 6 model 207,
+// AMX not enabled, one thread: 84-101 GFLOP/s in bf16, 143-178 in fp32; nets 0.27-0.46x as fast at
+// batch 1, 0.57-1.03x above; docs/performance.md). Without AVX-512 BF16 LibTorch emulates bf16
+// (an AVX2 EPYC: 0.96 GFLOP/s in bf16, 84 in fp32). "auto" precision is bf16 on the CPU exactly
+// when this is true. False when /proc/cpuinfo cannot be read. Torch-free.
+bool CpuPrefersBf16();
 
-// CpuHasNativeBf16's test on the text of a /proc/cpuinfo (its first "flags" line).
-bool CpuInfoHasNativeBf16(std::string_view cpuinfo);
+// CpuPrefersBf16's test on the text of a /proc/cpuinfo.
+bool CpuInfoPrefersBf16(std::string_view cpuinfo);
 
 // Sets LibTorch's intra-op CPU threads (`threads` >= 1) of the calling thread and of the threads
 // that have not yet run a parallel LibTorch operation (OpenMP keeps the count per thread, so each

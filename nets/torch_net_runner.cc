@@ -38,7 +38,7 @@ class TorchNetRunner final : public NetRunner::Impl {
     device_ = ParseDevice(device);
     const bool cuda = device_.is_cuda();
     const std::string chosen =
-        precision == "auto" ? (cuda || CpuHasNativeBf16() ? "bf16" : "fp32") : precision;
+        precision == "auto" ? (cuda || CpuPrefersBf16() ? "bf16" : "fp32") : precision;
     const std::optional<torch::Dtype> dtype = PrecisionDtype(chosen);
     if (!dtype) {
       throw Error(fmt::format("precision '{}': expected auto, fp32, fp16 or bf16", precision));

@@ -92,12 +92,14 @@ VZ_HD inline Position InitialPosition() {
 
 // Whether a bishop (the first piece on the diagonal) or a vao (the piece beyond the first, its
 // screen) of `bishops` / `vaos` attacks `square` along diagonal direction d (0..3), with
-// `occupied` as the occupancy.
+// `occupied` as the occupancy; `bishops` and `vaos` must be subsets of `occupied`. A diagonal with
+// neither returns at once.
 VZ_HD VZ_FORCE_INLINE bool DiagonalAttacked(int square, int d, uint64_t occupied, uint64_t bishops,
                                             uint64_t vaos) {
   const BoardTables& t = Tables();
-  const uint64_t blockers = t.ray[d][square] & occupied;
-  if (!blockers) return false;
+  const uint64_t ray = t.ray[d][square];
+  if (!(ray & (bishops | vaos))) return false;
+  const uint64_t blockers = ray & occupied;
   const int first = FirstOnRay(d, blockers);
   if (Bit(first) & bishops) return true;
   const uint64_t beyond = t.ray[d][first] & occupied;
@@ -119,8 +121,11 @@ VZ_HD VZ_FORCE_INLINE bool SquareAttacked(const Position& p, int square, int us_
   if (t.orthogonal_step[square] & frogs) return true;
   const uint64_t bishops = p.by_type[kBishop] & them;
   const uint64_t vaos = p.by_type[kVao] & them;
-  for (int d = 0; d < 4; ++d) {
-    if (DiagonalAttacked(square, d, occupied, bishops, vaos)) return true;
+  // A square often has no enemy bishop or vao on its diagonals: one test then skips the four.
+  if (t.diagonals[square] & (bishops | vaos)) {
+    for (int d = 0; d < 4; ++d) {
+      if (DiagonalAttacked(square, d, occupied, bishops, vaos)) return true;
+    }
   }
   // A frog captures by jumping an unbroken row of its own pieces: seen from `square`, an enemy
   // frog at distance >= 2 on one of its 8 lines with only enemy pieces between.
@@ -244,12 +249,17 @@ VZ_HD inline void GenerateMoves(const Position& p, List& list) {
   };
   const uint64_t pawns = p.by_type[kPawn] & own;
   const uint64_t not_pawn_targets = own | (p.by_type[kPawn] & c.enemy);
-  for (uint64_t bits = pawns; bits;) {
+  for (uint64_t bits = pawns; bits; bits &= bits - 1) {
     const int from = LowestBit(bits);
-    bits &= bits - 1;
-    for (uint64_t targets = t.pawn[c.us][from] & ~not_pawn_targets; targets;) {
-      const int to = LowestBit(targets);
-      targets &= targets - 1;
+    const uint64_t targets = t.pawn[c.us][from] & ~not_pawn_targets;
+    // Outside the promotion zone a pawn's moves are pushed as any piece's; inside it each move is
+    // followed by its promotion choices.
+    if (!(targets & t.zone[c.us])) {
+      PushTargets(p, c, list, from, targets);
+      continue;
+    }
+    for (uint64_t rest = targets; rest; rest &= rest - 1) {
+      const int to = LowestBit(rest);
       if (!PieceMoveLegal(p, c, from, to)) continue;
       list.Push(MakeMove(from, to));
       push_promotions(from, to);

@@ -83,6 +83,7 @@ struct BoardTables {
   uint64_t adjacent[kNumDirections][kNumSquares];  // Bit(step) or 0
   int8_t direction[kNumSquares][kNumSquares];      // [from][to]: d with to in ray[d][from], or -1
   uint64_t diagonal_step[kNumSquares];             // king moves and captures
+  uint64_t diagonals[kNumSquares];                 // the four diagonal rays together
   uint64_t vertical_step[kNumSquares];             // king's non-capturing (0, +-2) steps
   uint64_t orthogonal_step[kNumSquares];           // frog steps
   uint64_t neighbours[kNumSquares];                // adjacent squares in all 8 directions
@@ -115,6 +116,7 @@ constexpr BoardTables MakeBoardTables() {
       t.ray[d][square] = ray;
       t.frog_jump_reach[square] |= ray & ~t.adjacent[d][square];
       if (d < 4) {
+        t.diagonals[square] |= ray;
         t.diagonal_step[square] |= t.adjacent[d][square];
         t.guard[square] |= t.adjacent[d][square];
         const int s2 = SquareAt(file + 2 * kDirDx[d], rank + 2 * kDirDy[d]);

@@ -15,6 +15,7 @@
 #include "engine/core/error.h"
 #include "engine/games.h"
 #include "records/pgn_record.h"
+#include "tests/test_util.h"
 
 namespace vz {
 namespace {
@@ -45,6 +46,26 @@ TEST(SelfplayMatchTest, PlayerSpecs) {
   EXPECT_EQ(PlayerSpec::Parse("net:dir/a.vznet:16:qs").value, 16);
   EXPECT_TRUE(PlayerSpec::Parse("net:dir/a.vznet:16:qs").leaf_quiescence);
   EXPECT_THROW(PlayerSpec::Parse("net:a.vznet:qs"), Error);
+  // The net player's precision comes last; "auto" without it.
+  EXPECT_EQ(PlayerSpec::Parse("net:a.vznet:16:qs").precision, "auto");
+  EXPECT_EQ(PlayerSpec::Parse("net:a.vznet:16:fp32").precision, "fp32");
+  EXPECT_EQ(PlayerSpec::Parse("net:a.vznet:16:fp32").value, 16);
+  EXPECT_FALSE(PlayerSpec::Parse("net:a.vznet:16:fp32").leaf_quiescence);
+  const PlayerSpec bf16 = PlayerSpec::Parse("net:dir/a:b.vznet:16:qs:bf16");
+  EXPECT_EQ(bf16.precision, "bf16");
+  EXPECT_TRUE(bf16.leaf_quiescence);
+  EXPECT_EQ(bf16.file, "dir/a:b.vznet");
+  EXPECT_EQ(bf16.value, 16);
+  EXPECT_EQ(PlayerSpec::Parse("net:a.vznet:movetime=100:bf16").move_time_ms, 100);
+  EXPECT_EQ(PlayerSpec::Parse("net:default:fp32").precision, "fp32");
+  EXPECT_THROW(PlayerSpec::Parse("net:a.vznet:16:bf16:qs"), Error);    // precision comes last
+  EXPECT_THROW(PlayerSpec::Parse("net:a.vznet:16:bf16:bf16"), Error);  // once
+  EXPECT_THROW(PlayerSpec::Parse("net:a.vznet:16:fp16"), Error);       // not offered
+  EXPECT_THROW(PlayerSpec::Parse("net:a.vznet:bf16"), Error);          // no budget
+  EXPECT_THROW(PlayerSpec::Parse("rollout:50:fp32"), Error);           // nets only
+  EXPECT_EQ(testing::ErrorOf([] { PlayerSpec::Parse("net:a.vznet:16:bf16:qs"); }),
+            "player 'net:a.vznet:16:bf16:qs': options come last, once each: :qs (rollout, net), "
+            "then :fp32 or :bf16 (net)");
 #else
   EXPECT_THROW(PlayerSpec::Parse("net:x.pb:100"), Error);  // needs LibTorch
 #endif

@@ -54,7 +54,7 @@ TEST(MakeNetEvaluatorTest, CpuGivesTheTorchEvaluatorAndMissingDevicesAreErrors) 
   auto evaluator = MakeNetEvaluator<G>(net, "fresh", "cpu", "auto", 0);
   ASSERT_NE(dynamic_cast<TorchEvaluator<G>*>(evaluator.get()), nullptr);
   EXPECT_EQ(RunnerOf(*evaluator).device(), "cpu");
-  EXPECT_EQ(RunnerOf(*evaluator).precision(), CpuHasNativeBf16() ? "bf16" : "fp32");
+  EXPECT_EQ(RunnerOf(*evaluator).precision(), CpuPrefersBf16() ? "bf16" : "fp32");
   EXPECT_EQ(ErrorOf([&] { MakeNetEvaluator<G>(net, "fresh", "tpu"); }),
             "device 'tpu': expected auto, cpu, cuda or cuda:N");
   EXPECT_EQ(ErrorOf([&] { MakeNetEvaluator<chad::ChadGame>(net, "n.vznet", "cpu"); }),

@@ -231,17 +231,25 @@ TEST(AutoCpuBlockTest, ADoublingOfChannelsHalvesTheBlock) {
   }
 }
 
-TEST(CpuHasNativeBf16Test, TheFirstFlagsLineDecides) {
-  EXPECT_TRUE(CpuInfoHasNativeBf16("processor : 0\nflags\t\t: fpu avx2 avx512f avx512_bf16 x\n"));
-  EXPECT_TRUE(CpuInfoHasNativeBf16("flags : fpu amx_bf16 amx_tile\nflags : fpu\n"));
-  EXPECT_TRUE(CpuInfoHasNativeBf16("flags : avx512_bf16"));  // last word, no newline
-  EXPECT_FALSE(CpuInfoHasNativeBf16("flags : fpu avx avx2 fma\nflags : avx512_bf16\n"));
-  EXPECT_FALSE(CpuInfoHasNativeBf16("flags : fpu avx512_bf16x avx512_bf\n"));  // whole words
-  EXPECT_FALSE(CpuInfoHasNativeBf16("model name : avx512_bf16\n"));            // not a flags line
-  EXPECT_FALSE(CpuInfoHasNativeBf16(""));
+TEST(CpuPrefersBf16Test, AmxOrAvx512Bf16OnAmdAndTheFirstCpuDecides) {
+  const std::string amd = "processor : 0\nvendor_id\t: AuthenticAMD\n";
+  const std::string intel = "processor : 0\nvendor_id\t: GenuineIntel\n";
+  EXPECT_TRUE(CpuInfoPrefersBf16(amd + "flags\t\t: fpu avx2 avx512f avx512_bf16 x\n"));
+  EXPECT_TRUE(CpuInfoPrefersBf16(amd + "flags : avx512_bf16"));  // last word, no newline
+  // Intel's AVX-512 BF16 alone runs bf16 slower than fp32; AMX runs it faster.
+  EXPECT_FALSE(CpuInfoPrefersBf16(intel + "flags\t\t: fpu avx2 avx512f avx512_bf16 x\n"));
+  EXPECT_TRUE(CpuInfoPrefersBf16(intel + "flags : fpu avx512_bf16 amx_bf16 amx_tile\n"));
+  EXPECT_TRUE(CpuInfoPrefersBf16("flags : fpu amx_bf16 amx_tile\nflags : fpu\n"));
+  EXPECT_FALSE(CpuInfoPrefersBf16("flags : fpu avx512_bf16\n"));  // no vendor_id line
+  EXPECT_FALSE(CpuInfoPrefersBf16(amd + "flags : fpu avx avx2 fma\nflags : avx512_bf16\n"));
+  EXPECT_FALSE(CpuInfoPrefersBf16(
+      "vendor_id : GenuineIntel\nflags : fpu\nvendor_id : AuthenticAMD\nflags : avx512_bf16\n"));
+  EXPECT_FALSE(CpuInfoPrefersBf16(amd + "flags : fpu avx512_bf16x avx512_bf amx_bf\n"));
+  EXPECT_FALSE(CpuInfoPrefersBf16(amd + "model name : avx512_bf16 amx_bf16\n"));  // not flags
+  EXPECT_FALSE(CpuInfoPrefersBf16(""));
   // Whatever this machine says, "auto" on the CPU follows it.
   const NetFile net = FreshNetForGame<draughts::DraughtsGame>("tiny", 1);
-  EXPECT_EQ(NetRunner(net, "n", "cpu", "auto").precision(), CpuHasNativeBf16() ? "bf16" : "fp32");
+  EXPECT_EQ(NetRunner(net, "n", "cpu", "auto").precision(), CpuPrefersBf16() ? "bf16" : "fp32");
 }
 
 // Readers that overlap without a gap (each takes the lock shared before the other lets go) keep a

@@ -103,10 +103,10 @@ TYPED_TEST(TorchEvaluatorTest, PriorsAreTheMaskedSoftmaxOfTheFullPolicy) {
   }
 }
 
-// bf16 inference (the "auto" precision on CPUs with native bf16, nets/net_runner.h) against fp32
-// on the game's shipped net (models/, the nets users play) over positions of random games: each
-// prior moves by at most 0.03 and each value (win - loss, in [-1, 1]) by at most 0.05. Measured
-// on this commit: at most 0.015 and 0.024 (Chad; docs/performance.md).
+// bf16 inference (the "auto" precision on CPUs where it is the faster, nets/net_runner.h) against
+// fp32 on the game's shipped net (models/, the nets users play) over positions of random games:
+// each prior moves by at most 0.03 and each value (win - loss, in [-1, 1]) by at most 0.05.
+// Measured on this commit: at most 0.015 and 0.024 (Chad; docs/performance.md).
 TYPED_TEST(TorchEvaluatorTest, Bf16MovesPriorsAndValuesByLessThanTheTolerance) {
   using G = TypeParam;
   const std::filesystem::path net_path =
