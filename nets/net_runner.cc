@@ -64,6 +64,10 @@ bool CpuPrefersBf16() {
   return prefers;
 }
 
+bool CpuPrefersChannelsLast(const NetArchitecture& architecture) {
+  return architecture.global_pooling_channels == 0 || architecture.channels >= 32;
+}
+
 int AutoCpuBlock(const NetArchitecture& architecture) {
   // 1024 / channels as a power of two in 1..256: 64 for 16 channels, 32 for 32 (measured best or
   // within noise of it for tiny, small and tiny-gpool-vpool of the four games at batch 256,

@@ -122,8 +122,9 @@ struct RunnerOptions {
   // keeps the unfolded net, the reference the fold is tested against.
   bool fold_batch_norm = true;
   // Memory layout of the convolution weights and inputs: kAuto = channels-last (NHWC, the layout
-  // of the tensor cores' convolution kernels) on a CUDA device, NCHW on the CPU. The outputs are
-  // the same in either layout up to float rounding.
+  // of the tensor cores' convolution kernels) on a CUDA device, and on the CPU where
+  // CpuPrefersChannelsLast says so, NCHW otherwise. The outputs are the same in either layout up to
+  // float rounding.
   enum class Layout { kAuto, kNchw, kChannelsLast };
   Layout layout = Layout::kAuto;
   // On a CUDA device, RunDevice replays a CUDA graph captured once per padded batch size
@@ -150,6 +151,14 @@ struct RunnerOptions {
 // channels rounded down to a power of two, in 1..256 (64 for the tiny nets, 32 for small, 8 for
 // medium), the best block measured with `vzero nnbench --cpu-block` (docs/performance.md).
 int AutoCpuBlock(const NetArchitecture& architecture);
+
+// Whether the CPU runs `architecture` faster in channels-last (NHWC) than in NCHW, the layout
+// RunnerOptions::Layout::kAuto takes there: true unless the tower has global pooling and fewer
+// than 32 channels. Measured with `vzero nnbench --layout` on two CPUs (an AMD EPYC with AVX2, an
+// Intel Xeon with AVX-512; docs/performance.md): channels-last 0-60% faster for the plain tiny
+// and small nets and the shipped 4x32 pooled nets, 8-26% slower at batch 64-256 for the 1x16
+// pooled net of the chess-like demo presets (tiny-gpool-vpool).
+bool CpuPrefersChannelsLast(const NetArchitecture& architecture);
 
 class NetRunner {
  public:

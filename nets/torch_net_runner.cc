@@ -64,7 +64,8 @@ class TorchNetRunner final : public NetRunner::Impl {
       net_->to(device_, dtype_);
       using Layout = RunnerOptions::Layout;
       channels_last_ =
-          options.layout == Layout::kChannelsLast || (options.layout == Layout::kAuto && cuda);
+          options.layout == Layout::kChannelsLast ||
+          (options.layout == Layout::kAuto && (cuda || CpuPrefersChannelsLast(file.architecture)));
       if (channels_last_) ToChannelsLast();
 #if defined(VZ_TORCH_CUDA_STREAMS)
       if (cuda) {

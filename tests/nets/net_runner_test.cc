@@ -92,8 +92,20 @@ TEST(NetRunnerLayoutTest, ChannelsLastGivesTheNchwOutputs) {
 
 TEST(NetRunnerLayoutTest, TuningNamesTheLayout) {
   const NetFile net = FreshNetForGame<draughts::DraughtsGame>("tiny", 1);
-  // kAuto on the CPU; the tiny net's 16 channels give blocks of 64 (AutoCpuBlock).
+  // kAuto on the CPU: channels-last for the plain tiny net; its 16 channels give blocks of 64
+  // (AutoCpuBlock).
   EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32").tuning(),
+            "channels-last, policy at legal moves, blocks of 64");
+  // NCHW for the pooled 1x16 net of the demo presets, channels-last for the pooled 4x32 one.
+  EXPECT_EQ(
+      NetRunner(FreshNetForGame<draughts::DraughtsGame>("tiny-gpool-vpool", 1), "n", "cpu", "fp32")
+          .tuning(),
+      "NCHW, policy at legal moves, blocks of 64");
+  EXPECT_EQ(
+      NetRunner(FreshNetForGame<draughts::DraughtsGame>("small-gpool-vpool", 1), "n", "cpu", "fp32")
+          .tuning(),
+      "channels-last, policy at legal moves, blocks of 32");
+  EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32", {.layout = RunnerOptions::Layout::kNchw}).tuning(),
             "NCHW, policy at legal moves, blocks of 64");
   EXPECT_EQ(
       NetRunner(
@@ -120,7 +132,7 @@ TEST(NetRunnerDeviceTest, ACpuRunnerRefusesTheDeviceOnlyCallsByName) {
   EXPECT_EQ(ErrorOf([&] { runner.CudaStream(); }), "runner is on cpu, which has no CUDA stream");
   // No CUDA graphs part on the CPU, whatever the options say.
   EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32", {.cuda_graphs = true}).tuning(),
-            "NCHW, policy at legal moves, blocks of 64");
+            "channels-last, policy at legal moves, blocks of 64");
 }
 
 TEST(NetRunnerDeviceTest, AMissingDeviceIsRefusedByName) {
