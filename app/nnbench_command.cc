@@ -96,7 +96,7 @@ void AddNnBenchCommand(CLI::App& app) {
   command
       ->add_option("--layout", options->layout,
                    "Tensor layout: auto (channels-last on CUDA; on the CPU channels-last but for "
-                   "pooled nets under 32 channels), nchw or channels-last")
+                   "nets with global pooling under 32 channels), nchw or channels-last")
       ->check(CLI::IsMember({"auto", "nchw", "channels-last"}));
   command->add_option("--cuda-graphs", options->cuda_graphs,
                       "Replay CUDA graphs per padded batch size (on a CUDA device; default off)");

@@ -153,11 +153,11 @@ struct RunnerOptions {
 int AutoCpuBlock(const NetArchitecture& architecture);
 
 // Whether the CPU runs `architecture` faster in channels-last (NHWC) than in NCHW, the layout
-// RunnerOptions::Layout::kAuto takes there: true unless the tower has global pooling and fewer
-// than 32 channels. Measured with `vzero nnbench --layout` on two CPUs (an AMD EPYC with AVX2, an
-// Intel Xeon with AVX-512; docs/performance.md): channels-last 0-60% faster for the plain tiny
-// and small nets and the shipped 4x32 pooled nets, 8-26% slower at batch 64-256 for the 1x16
-// pooled net of the chess-like demo presets (tiny-gpool-vpool).
+// RunnerOptions::Layout::kAuto takes there: true unless the tower has global pooling (-gpool) and
+// fewer than 32 channels. Measured with `vzero nnbench --layout` on an AMD EPYC (AVX2) and an Intel
+// Xeon (AVX-512), docs/performance.md: channels-last -7% to +61% (mostly +5-30%) for the plain tiny
+// and small nets and the shipped 4x32 gpool nets, 8-26% slower at batch 32-256 for the 1x16 gpool
+// net of the chess-like demo presets (tiny-gpool-vpool).
 bool CpuPrefersChannelsLast(const NetArchitecture& architecture);
 
 class NetRunner {

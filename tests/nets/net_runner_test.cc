@@ -88,6 +88,8 @@ TEST(NetRunnerLayoutTest, ChannelsLastGivesTheNchwOutputs) {
   // A convolutional policy head with squeeze-excitation, and a fully connected one.
   ExpectChannelsLastMatchesNchw<chaco_rex::ChacoRexGame>("small");
   ExpectChannelsLastMatchesNchw<draughts::DraughtsGame>("tiny-fc");
+  // Global pooling in the trunk and a pooled value head (the shipped nets' architecture).
+  ExpectChannelsLastMatchesNchw<chaco_rex::ChacoRexGame>("small-gpool-vpool");
 }
 
 TEST(NetRunnerLayoutTest, TuningNamesTheLayout) {
