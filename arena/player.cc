@@ -19,13 +19,11 @@ PlayerSpec PlayerSpec::Parse(std::string_view text) {
   // The net player's precision (`:fp32` or `:bf16`) comes last, after the `:qs` option of the
   // MCTS players (rollout, net).
   if (spec.kind == "net") {
-    for (std::string_view precision : {"fp32", "bf16"}) {
-      if (text.size() > precision.size() && text.ends_with(precision) &&
-          text[text.size() - precision.size() - 1] == ':') {
-        spec.precision = std::string(precision);
-        text.remove_suffix(precision.size() + 1);
-        break;
-      }
+    for (std::string_view option : {":fp32", ":bf16"}) {
+      if (!text.ends_with(option)) continue;
+      spec.precision = std::string(option.substr(1));
+      text.remove_suffix(option.size());
+      break;
     }
   }
   constexpr std::string_view kQuiescenceOption = ":qs";
