@@ -27,11 +27,11 @@
 #include "selfplay/replay_window.h"
 #include "selfplay/run_report.h"
 #include "selfplay/train_config.h"
-#include "selfplay/warm_start.h"
 #include "selfplay/trainer_ingest.h"
 #include "selfplay/trainer_publish.h"
 #include "selfplay/trainer_report.h"
 #include "selfplay/trainer_steps.h"
+#include "selfplay/warm_start.h"
 
 namespace vz {
 namespace {
@@ -61,7 +61,7 @@ class TrainerRole {
         log_(log),
         ingester_((dir_ / "records").string(), env.rank, env.world_size, log),
         window_(ReplayWindowSize(config.replay(), 0, env.world_size),
-                ValueTargetOf(config.replay())) {}
+                ReplayTargetsOf(config.replay())) {}
 
   TrainerRoleOutcome Run() {
     Setup();

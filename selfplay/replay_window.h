@@ -17,6 +17,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -98,27 +99,40 @@ inline AdjudicatedValue AdjudicatedValueOf(const proto::ReplayConfig& config) {
       "config key replay.adjudicated_value_target: '{}' is not one of result, search", name));
 }
 
-// How the value target of a position is made (replay.adjudicated_value_target and
-// replay.value_target_search_weight): adjudicated games by `adjudicated`; every position whose
-// target is its game's result z gets (1 - search_weight) z + search_weight q, q its root WDL.
-struct ValueTarget {
+// How the training targets of a position are made from its game's record. The value target
+// (replay.adjudicated_value_target and replay.value_target_search_weight): adjudicated games by
+// `adjudicated`; every position whose target is its game's result z gets
+// (1 - search_weight) z + search_weight q, q its root WDL. The material target
+// (replay.material_horizon_plies): the piece-count difference material_horizon_plies plies after
+// the position, or at the game's last position when that comes first or the horizon is 0.
+struct ReplayTargets {
   AdjudicatedValue adjudicated = AdjudicatedValue::kResult;
-  float search_weight = 0.0f;  // in [0, 1]
+  float search_weight = 0.0f;      // in [0, 1]
+  int material_horizon_plies = 0;  // >= 0; 0 = the game's end
 
-  ValueTarget() = default;
-  ValueTarget(AdjudicatedValue adjudicated_value, float weight = 0.0f)  // NOLINT: implicit
-      : adjudicated(adjudicated_value), search_weight(weight) {}
+  ReplayTargets() = default;
+  ReplayTargets(AdjudicatedValue adjudicated_value, float weight = 0.0f,  // NOLINT: implicit
+                int material_horizon = 0)
+      : adjudicated(adjudicated_value),
+        search_weight(weight),
+        material_horizon_plies(material_horizon) {}
 };
 
-// Reads both keys of proto::ReplayConfig. Throws vz::Error naming the key for an unknown
-// adjudicated_value_target or a search weight outside [0, 1].
-inline ValueTarget ValueTargetOf(const proto::ReplayConfig& config) {
+// Reads the three keys of proto::ReplayConfig. Throws vz::Error naming the key for an unknown
+// adjudicated_value_target, a search weight outside [0, 1] or a material horizon above 100,000
+// plies.
+inline ReplayTargets ReplayTargetsOf(const proto::ReplayConfig& config) {
   const float weight = config.value_target_search_weight();
   if (!(weight >= 0 && weight <= 1)) {
     throw Error(fmt::format(
         "config key replay.value_target_search_weight: {} is out of range [0, 1]", weight));
   }
-  return ValueTarget(AdjudicatedValueOf(config), weight);
+  const uint32_t horizon = config.material_horizon_plies();
+  if (horizon > 100000) {
+    throw Error(fmt::format(
+        "config key replay.material_horizon_plies: {} is out of range [0, 100000]", horizon));
+  }
+  return ReplayTargets(AdjudicatedValueOf(config), weight, int(horizon));
 }
 
 template <Game G>
@@ -132,13 +146,12 @@ class ReplayWindow {
   static constexpr int kMaterialTypes = PieceTypes<G>::kNumTypes;
 
   // A window over the last `window_games` games. Throws vz::Error if window_games < 1.
-  explicit ReplayWindow(int window_games, ValueTarget value_target = {})
-      : ReplayWindow(WindowSize{window_games, 0}, value_target) {}
+  explicit ReplayWindow(int window_games, ReplayTargets targets = {})
+      : ReplayWindow(WindowSize{window_games, 0}, targets) {}
 
   // A window of `size` (games > 0, or positions > 0 with games == 0). Throws vz::Error if
   // neither is positive or both are.
-  ReplayWindow(WindowSize size, ValueTarget value_target)
-      : size_(size), value_target_(value_target) {
+  ReplayWindow(WindowSize size, ReplayTargets targets) : size_(size), targets_(targets) {
     if ((size.games > 0) == (size.positions > 0)) {
       throw Error(
           fmt::format("replay window: {} games and {} positions (give a positive number "
@@ -181,10 +194,11 @@ class ReplayWindow {
   // Replays `record` from its start_fen (empty: the initial position) by its protocol-form moves
   // and keeps every position whose move has_target, with its repetition count, the sparse policy
   // target (normalized to sum 1) and the value target: the game's result from that position's
-  // side to move mixed with the move's root_wdl (normalized to sum 1) by the ValueTarget's
+  // side to move mixed with the move's root_wdl (normalized to sum 1) by the ReplayTargets'
   // search_weight, or, for an adjudicated game with AdjudicatedValue::kSearch, the root_wdl alone
-  // (the result where a move has none); and the game's last position's piece counts, whose
-  // difference from each position's side to move is its material target. Then drops the oldest
+  // (the result where a move has none); and its material target, the piece-count difference from
+  // its side to move in the position material_horizon_plies later (the game's last position when
+  // that comes first or the horizon is 0). Then drops the oldest
   // games beyond the window's size. `source` names the record in errors (e.g.
   // "records/chunk-000012.vzr game 5"). Throws vz::Error "SOURCE: ..." — naming the ply (1-based)
   // where it applies — if the record is not of game G, its start position does not parse, its
@@ -212,6 +226,11 @@ class ReplayWindow {
 
     StoredGame stored;
     GameState<G> game(start);
+    // With a material horizon: each kept entry's ply, and the piece-count difference (White's
+    // view) of every position of the game, ply 0 to the last.
+    const int horizon = targets_.material_horizon_plies;
+    std::vector<int> entry_plies;
+    std::vector<std::array<int, kMaterialTypes>> material_by_ply;
     std::vector<uint8_t> legal_actions(G::kNumActions, 0);
     for (int ply = 0; ply < record.moves_size(); ++ply) {
       const proto::MoveRecord& move = record.moves(ply);
@@ -220,6 +239,10 @@ class ReplayWindow {
       };
       if (move.root_wdl_size() != 0 && move.root_wdl_size() != 3) {
         throw fail(fmt::format("root_wdl holds {} values, not 3", move.root_wdl_size()));
+      }
+      if (horizon > 0) {
+        PieceCountDifference<G>(game.position(), Color::kWhite,
+                                material_by_ply.emplace_back().data());
       }
       if (move.has_target()) {
         const Position& position = game.position();
@@ -269,9 +292,9 @@ class ReplayWindow {
           // The search's share of the target: all of it for an adjudicated game under "search",
           // value_target_search_weight of it otherwise.
           const double weight =
-              record.adjudicated() && value_target_.adjudicated == AdjudicatedValue::kSearch
+              record.adjudicated() && targets_.adjudicated == AdjudicatedValue::kSearch
                   ? 1.0
-                  : double(value_target_.search_weight);
+                  : double(targets_.search_weight);
           for (int k = 0; k < 3; ++k) {
             entry.wdl[k] = float((1.0 - weight) * entry.wdl[k] + weight * move.root_wdl(k) / total);
           }
@@ -283,6 +306,7 @@ class ReplayWindow {
           stored.probabilities.push_back(float(move.policy_target(k) / sum));
         }
         stored.entries.push_back(entry);
+        entry_plies.push_back(ply);
       }
       try {
         game.Play(move.move());
@@ -302,7 +326,17 @@ class ReplayWindow {
       }
     }
 
-    PieceCountDifference<G>(game.position(), Color::kWhite, stored.final_material);
+    int final_material[kMaterialTypes];
+    PieceCountDifference<G>(game.position(), Color::kWhite, final_material);
+    if (horizon > 0) material_by_ply.emplace_back(std::to_array(final_material));
+    for (size_t e = 0; e < stored.entries.size(); ++e) {
+      const int* material = horizon > 0
+                                ? material_by_ply[size_t(std::min(entry_plies[e] + horizon,
+                                                                  int(material_by_ply.size()) - 1))]
+                                      .data()
+                                : final_material;
+      for (int k = 0; k < kMaterialTypes; ++k) stored.entries[e].material[k] = int8_t(material[k]);
+    }
 
     const int64_t count = int64_t(stored.entries.size());
     first_position_.push_back(total_positions_added_);
@@ -330,8 +364,9 @@ class ReplayWindow {
   //   policy [size][G::kNumActions]          the policy target, dense, sums to 1
   //   wdl    [size][3]                       value target of the side to move (AddGame)
   //   legal  [size][G::kNumActions]          1 at the policy index of every legal move
-  //   material [size][PieceTypes<G>::kNumTypes] the piece-count difference of each type in the
-  //                                          game's last position, side to move's view (the
+  //   material [size][PieceTypes<G>::kNumTypes] the piece-count difference of each type
+  //                                          material_horizon_plies later or in the game's last
+  //                                          position (AddGame), side to move's view (the
   //                                          material head's target; nets/trainer.h)
   // Policy indices are G::ActionIndex = Encoding::PolicyIndex, in the side to move's frame.
   // Throws vz::Error if the window is empty or size < 1.
@@ -356,7 +391,7 @@ class ReplayWindow {
         policy[stored.indices[k]] += stored.probabilities[k];
       }
       std::copy(entry.wdl, entry.wdl + 3, batch.wdl.begin() + ptrdiff_t(i) * 3);
-      FinalMaterial(stored, entry, batch.material.data() + size_t(i) * kMaterialTypes);
+      MaterialTarget(entry, batch.material.data() + size_t(i) * kMaterialTypes);
       moves.Clear();
       G::GenerateMoves(entry.position, moves);
       uint8_t* legal = batch.legal.data() + size_t(i) * kActions;
@@ -387,7 +422,7 @@ class ReplayWindow {
                   sizeof(Position));
       batch.repetitions[size_t(i)] = entry.repetition_count;
       std::copy(entry.wdl, entry.wdl + 3, batch.wdl.begin() + ptrdiff_t(i) * 3);
-      FinalMaterial(stored, entry, batch.material.data() + size_t(i) * kMaterialTypes);
+      MaterialTarget(entry, batch.material.data() + size_t(i) * kMaterialTypes);
       for (uint32_t k = entry.target_begin; k < entry.target_begin + entry.target_count; ++k) {
         batch.target_indices.push_back(int32_t(stored.indices[k]));
         batch.target_probabilities.push_back(stored.probabilities[k]);
@@ -417,20 +452,18 @@ class ReplayWindow {
     float wdl[3] = {0, 1, 0};   // value target, side to move's view
     uint32_t target_begin = 0;  // into StoredGame::indices / probabilities
     uint32_t target_count = 0;
+    int8_t material[kMaterialTypes] = {};  // the material target (AddGame), White's view
   };
   struct StoredGame {
     std::vector<Entry> entries;
     std::vector<uint32_t> indices;     // sparse policy targets of every entry, concatenated
     std::vector<float> probabilities;  // ... normalized per entry
-    // PieceCountDifference<G> of the game's last position, White's view.
-    int final_material[PieceTypes<G>::kNumTypes] = {};
   };
 
-  // The material target of `entry` of `stored` into out[kMaterialTypes]: the game's final
-  // piece-count differences from the entry's side to move.
-  static void FinalMaterial(const StoredGame& stored, const Entry& entry, float* out) {
+  // The material target of `entry` into out[kMaterialTypes], from the entry's side to move.
+  static void MaterialTarget(const Entry& entry, float* out) {
     const int sign = G::SideToMove(entry.position) == Color::kWhite ? 1 : -1;
-    for (int k = 0; k < kMaterialTypes; ++k) out[k] = float(sign * stored.final_material[k]);
+    for (int k = 0; k < kMaterialTypes; ++k) out[k] = float(sign * entry.material[k]);
   }
 
   // Throws vz::Error when the window is empty or `size` < 1 (Sample, SampleCompact).
@@ -452,7 +485,7 @@ class ReplayWindow {
   }
 
   WindowSize size_;
-  ValueTarget value_target_;
+  ReplayTargets targets_;
   std::deque<StoredGame> games_;
   std::deque<int64_t> first_position_;  // [game] running number of its first kept position
   int64_t positions_ = 0;

@@ -39,18 +39,20 @@ struct ExpectedRow {
   std::vector<float> policy;
   std::vector<float> wdl;
   std::vector<uint8_t> legal;
-  std::vector<float> material;  // the last position's piece-count differences, mover's view
+  std::vector<float> material;  // the material target's piece-count differences, mover's view
 };
 
 // A record of a pseudo-random game (SplitMix64 from `seed`) of at most `max_plies` plies from
 // `start` (written to start_fen unless it is the initial position and `seed` is odd): the first
 // `opening_plies` plies carry no target, the others a target over up to 4 random legal moves with
 // random weights. The result is the rules' when the game ended, else pseudo-random. Appends the
-// expected batch row of every target ply to `rows` if given.
+// expected batch row of every target ply to `rows` if given, its material target that of a
+// window with `material_horizon` (ReplayTargets::material_horizon_plies).
 template <Game G>
 proto::GameRecord RandomRecord(uint64_t seed, int max_plies, int opening_plies,
                                std::vector<ExpectedRow>* rows = nullptr,
-                               const typename G::Position& start = G::InitialPosition()) {
+                               const typename G::Position& start = G::InitialPosition(),
+                               int material_horizon = 0) {
   using E = InputEncoding<G>;
   proto::GameRecord record;
   record.set_game(std::string(G::kName));
@@ -63,15 +65,18 @@ proto::GameRecord RandomRecord(uint64_t seed, int max_plies, int opening_plies,
     typename G::Position position;
     int repetition_count;
     std::vector<float> policy;
+    int ply;
   };
   std::vector<Pending> pending;
+  std::vector<typename G::Position> positions;  // of every ply, then the last position
   for (int ply = 0; ply < max_plies && !game.outcome().IsTerminal(); ++ply) {
     const typename G::Position& position = game.position();
+    positions.push_back(position);
     const auto& moves = game.legal_moves();
     proto::MoveRecord* move = record.add_moves();
     if (ply >= opening_plies) {
       move->set_has_target(true);
-      Pending row{position, game.RepetitionCount(), std::vector<float>(G::kNumActions, 0.0f)};
+      Pending row{position, game.RepetitionCount(), std::vector<float>(G::kNumActions, 0.0f), ply};
       const int count = 1 + int((seed = SplitMix64(seed)) % 4);
       std::vector<float> weights;
       float sum = 0;
@@ -99,6 +104,7 @@ proto::GameRecord RandomRecord(uint64_t seed, int max_plies, int opening_plies,
                                                     : 0;
   }
   record.set_result(result);
+  positions.push_back(game.position());
   if (rows != nullptr) {
     int final_counts[PieceTypes<G>::kNumTypes];
     for (Pending& p : pending) {
@@ -111,7 +117,10 @@ proto::GameRecord RandomRecord(uint64_t seed, int max_plies, int opening_plies,
       typename G::MoveList moves;
       G::GenerateMoves(p.position, moves);
       for (Move m : moves) row.legal[E::PolicyIndex(p.position, m)] = 1;
-      PieceCountDifference<G>(game.position(), G::SideToMove(p.position), final_counts);
+      const size_t target_ply =
+          material_horizon > 0 ? std::min(size_t(p.ply + material_horizon), positions.size() - 1)
+                               : positions.size() - 1;
+      PieceCountDifference<G>(positions[target_ply], G::SideToMove(p.position), final_counts);
       row.material.assign(std::begin(final_counts), std::end(final_counts));
       rows->push_back(std::move(row));
     }
@@ -226,6 +235,39 @@ TYPED_TEST(ReplayWindowTest, SampledRowsAreKeptPositions) {
       }
     }
     EXPECT_TRUE(found) << "row " << i << " is no kept position";
+  }
+}
+
+// With a material horizon of N plies, a position's material target is the piece-count
+// difference N plies later (the last position's when the game ends first), in Sample and in
+// SampleCompact alike; games long enough to trade pieces, so that the two targets differ.
+TYPED_TEST(ReplayWindowTest, MaterialTargetLooksTheHorizonAhead) {
+  using G = TypeParam;
+  for (const int horizon : {1, 6}) {
+    ReplayWindow<G> window(WindowSize{10, 0}, ReplayTargets(AdjudicatedValue::kResult, 0, horizon));
+    std::vector<ExpectedRow> rows, at_end;
+    for (int g = 0; g < 3; ++g) {
+      const uint64_t seed = 31 + uint64_t(g);
+      window.AddGame(RandomRecord<G>(seed, 120, 2, &rows, G::InitialPosition(), horizon), "game");
+      RandomRecord<G>(seed, 120, 2, &at_end);
+    }
+    ASSERT_EQ(window.num_positions(), int64_t(rows.size()));
+    int differ = 0;
+    for (size_t i = 0; i < rows.size(); ++i) differ += rows[i].material != at_end[i].material;
+    EXPECT_GT(differ, 0) << "horizon " << horizon << ": no capture in the games";
+    // Draws that pick every position in turn (Draw: floor(draw * n / 2^64)).
+    const uint64_t n = uint64_t(rows.size());
+    FixedDraws draws;
+    for (uint64_t i = 0; i < n; ++i) {
+      draws.draws.push_back(uint64_t(((static_cast<unsigned __int128>(i) << 64) + n - 1) / n));
+    }
+    nets::TrainingBatch batch;
+    window.Sample(int(n), draws, batch);
+    nets::CompactBatch compact;
+    draws.next = 0;
+    window.SampleCompact(int(n), draws, compact);
+    EXPECT_EQ(compact.material, batch.material);
+    for (size_t i = 0; i < n; ++i) ExpectRowsEqual(RowOf<G>(batch, int(i)), rows[i]);
   }
 }
 
@@ -456,9 +498,9 @@ TEST(ReplayWindowTest, AdjudicatedGamesCanTeachTheSearchValue) {
   // result, decided or adjudicated (under kResult); kSearch still gives q alone when adjudicated.
   for (const bool adjudicated : {false, true}) {
     record.set_adjudicated(adjudicated);
-    ReplayWindow<G> mixed(WindowSize{10, 0}, ValueTarget(AdjudicatedValue::kResult, 0.25f));
+    ReplayWindow<G> mixed(WindowSize{10, 0}, ReplayTargets(AdjudicatedValue::kResult, 0.25f));
     mixed.AddGame(record, "mixed");
-    ReplayWindow<G> searched(WindowSize{10, 0}, ValueTarget(AdjudicatedValue::kSearch, 0.25f));
+    ReplayWindow<G> searched(WindowSize{10, 0}, ReplayTargets(AdjudicatedValue::kSearch, 0.25f));
     searched.AddGame(record, "mixed, search");
     const std::vector<ExpectedRow> mixed_rows = AllRows(mixed);
     const std::vector<ExpectedRow> searched_rows = AllRows(searched);
@@ -496,9 +538,16 @@ TEST(ReplayWindowTest, AdjudicatedGamesCanTeachTheSearchValue) {
                        "replay.adjudicated_value_target: 'soft'"));
   config.set_adjudicated_value_target("result");
   config.set_value_target_search_weight(0.5f);
-  EXPECT_EQ(ValueTargetOf(config).search_weight, 0.5f);
+  EXPECT_EQ(ReplayTargetsOf(config).search_weight, 0.5f);
+  EXPECT_EQ(ReplayTargetsOf(config).material_horizon_plies, 0);
+  config.set_material_horizon_plies(8);
+  EXPECT_EQ(ReplayTargetsOf(config).material_horizon_plies, 8);
+  config.set_material_horizon_plies(100001);
+  EXPECT_TRUE(
+      Contains(ErrorOf([&] { ReplayTargetsOf(config); }), "replay.material_horizon_plies: 100001"));
+  config.set_material_horizon_plies(0);
   config.set_value_target_search_weight(1.5f);
-  EXPECT_TRUE(Contains(ErrorOf([&] { ValueTargetOf(config); }),
+  EXPECT_TRUE(Contains(ErrorOf([&] { ReplayTargetsOf(config); }),
                        "replay.value_target_search_weight: 1.5"));
 }
 

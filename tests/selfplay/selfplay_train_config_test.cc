@@ -356,8 +356,8 @@ TEST(TrainConfigTest, HashIgnoresStopAndDevicesAndFollowsEverythingElse) {
   for (const char* assignment :
        {"seed=2", "net.preset=small", "selfplay.simulations=17", "selfplay.temperature=0.5",
         "replay.window_base_positions=20001", "replay.adjudicated_value_target=search",
-        "replay.value_target_search_weight=0.25", "warm_start.games=601",
-        "evaluation.leaf_quiescence=false", "selfplay.leaf_quiescence=true",
+        "replay.value_target_search_weight=0.25", "replay.material_horizon_plies=8",
+        "warm_start.games=601", "evaluation.leaf_quiescence=false", "selfplay.leaf_quiescence=true",
         "selfplay.forced_moves_unsearched=false", "selfplay.gumbel_c_scale=1",
         "optimizer.augment=false", "gating.mode=threshold", "evaluation.games=22",
         "strength.games=2", "variant=chad"}) {

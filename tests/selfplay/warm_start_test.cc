@@ -85,7 +85,7 @@ TEST(WarmStartTest, GameRecordsTheSearchedMovesAndScores) {
     EXPECT_EQ(record.moves_size(), 40);
   }
   // The trainer's replay window reads it like a self-play record.
-  ReplayWindow<Draughts> window(10, ValueTarget(AdjudicatedValue::kResult, 0.5f));
+  ReplayWindow<Draughts> window(10, ReplayTargets(AdjudicatedValue::kResult, 0.5f));
   EXPECT_EQ(ErrorOf([&] { window.AddGame(record, "warm"); }), "");
   EXPECT_EQ(window.num_positions(), record.moves_size() - 3);
   // The same seed plays the same game; another seed another opening.
