@@ -5,7 +5,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 venv="${VZ_VENV:-/opt/vzero/venv}"
-torch_dir="$("$venv/bin/python" -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null)"
+torch_dir="$("$venv/bin/python" -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null)" ||
+  { echo "fusion-check: no LibTorch in $venv (run scripts/setup.sh, or set VZ_VENV)" >&2; exit 1; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 g++ -std=c++20 -O2 -D_GLIBCXX_USE_CXX11_ABI=1 -I"$torch_dir/include" \

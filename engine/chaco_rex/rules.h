@@ -131,20 +131,19 @@ VZ_HD inline int LegalEnPassantMoves(const Position& p, Move out[2]) {
   const int target = p.en_passant_cell;
   const int king = p.king_cell[us];
   const Bitboard occupied = p.by_color[0] | p.by_color[1];
-  Bitboard capturers = Steps().pawn_forward[them][target] & p.by_color[us] & p.by_type[kPawn];
+  const Bitboard capturers = Steps().pawn_forward[them][target] & p.by_color[us] & p.by_type[kPawn];
   int count = 0;
-  while (capturers) {
-    const int from = PopLowest(capturers);
+  ForEachCell(capturers, [&](int from) {
     const int victim = EnPassantVictim(from, target);
     const Bitboard victim_bit = CellBit(victim);
     if (!(victim_bit & p.by_color[them] & p.by_type[kPawn]) || (CellBit(target) & occupied)) {
-      continue;
+      return;
     }
     const Bitboard after = (occupied ^ CellBit(from) ^ victim_bit) | CellBit(target);
     if (!IsAttacked(p, king, them, p.by_color[them] ^ victim_bit, after)) {
       out[count++] = MakeMove(from, target, 0, kEnPassantFlag);
     }
-  }
+  });
   return count;
 }
 
