@@ -22,8 +22,8 @@
 //         of each action's logit from its (plane, cell) (InputEncoding<G>::PolicyPlane).
 // With material_outputs > 0 (a pooled value head only), a material head: one linear layer from
 // the value head's pooled features to material_outputs numbers, trained (never used in play)
-// to predict the game's final piece-count difference of each piece type from the side to
-// move's view (engine/piece_types.h; an auxiliary target as KataGo's, Wu 2019 section 3.4).
+// to predict the piece-count difference of each type N plies later or at the game's end
+// (replay.material_horizon_plies), side to move's view (engine/piece_types.h; Wu 2019 3.4).
 // Torch-free: net files and the CLI use it without LibTorch headers.
 
 #include <cstdint>

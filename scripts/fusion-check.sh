@@ -7,9 +7,10 @@ here="$(cd "$(dirname "$0")" && pwd)"
 venv="${VZ_VENV:-/opt/vzero/venv}"
 torch_dir="$("$venv/bin/python" -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null)" ||
   { echo "fusion-check: no LibTorch in $venv (run scripts/setup.sh, or set VZ_VENV)" >&2; exit 1; }
+abi="$("$venv/bin/python" -c 'import torch; print(int(torch.compiled_with_cxx11_abi()))')"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-g++ -std=c++20 -O2 -D_GLIBCXX_USE_CXX11_ABI=1 -I"$torch_dir/include" \
+g++ -std=c++20 -O2 -D_GLIBCXX_USE_CXX11_ABI=$abi -I"$torch_dir/include" \
   -I"$torch_dir/include/torch/csrc/api/include" "$here/fusion_check.cc" -o "$work/fusion_check" \
   -L"$torch_dir/lib" -ltorch -ltorch_cpu -lc10 -Wl,-rpath,"$torch_dir/lib"
 "$work/fusion_check"
