@@ -35,6 +35,7 @@
 #include "engine/piece_types.h"
 #include "nets/trainer.h"
 #include "proto/train.pb.h"
+#include "selfplay/train_config.h"
 
 namespace vz {
 
@@ -119,8 +120,8 @@ struct ReplayTargets {
 };
 
 // Reads the three keys of proto::ReplayConfig. Throws vz::Error naming the key for an unknown
-// adjudicated_value_target, a search weight outside [0, 1] or a material horizon above 100,000
-// plies.
+// adjudicated_value_target, a search weight outside [0, 1] or a material horizon above
+// kMaxMaterialHorizonPlies.
 inline ReplayTargets ReplayTargetsOf(const proto::ReplayConfig& config) {
   const float weight = config.value_target_search_weight();
   if (!(weight >= 0 && weight <= 1)) {
@@ -128,9 +129,9 @@ inline ReplayTargets ReplayTargetsOf(const proto::ReplayConfig& config) {
         "config key replay.value_target_search_weight: {} is out of range [0, 1]", weight));
   }
   const uint32_t horizon = config.material_horizon_plies();
-  if (horizon > 100000) {
-    throw Error(fmt::format(
-        "config key replay.material_horizon_plies: {} is out of range [0, 100000]", horizon));
+  if (horizon > kMaxMaterialHorizonPlies) {
+    throw Error(fmt::format("config key replay.material_horizon_plies: {} is out of range [0, {}]",
+                            horizon, kMaxMaterialHorizonPlies));
   }
   return ReplayTargets(AdjudicatedValueOf(config), weight, int(horizon));
 }
@@ -330,11 +331,12 @@ class ReplayWindow {
     PieceCountDifference<G>(game.position(), Color::kWhite, final_material);
     if (horizon > 0) material_by_ply.emplace_back(std::to_array(final_material));
     for (size_t e = 0; e < stored.entries.size(); ++e) {
-      const int* material = horizon > 0
-                                ? material_by_ply[size_t(std::min(entry_plies[e] + horizon,
-                                                                  int(material_by_ply.size()) - 1))]
-                                      .data()
-                                : final_material;
+      const int* material = final_material;
+      if (horizon > 0) {
+        const size_t ply =
+            std::min(size_t(entry_plies[e]) + size_t(horizon), material_by_ply.size() - 1);
+        material = material_by_ply[ply].data();
+      }
       for (int k = 0; k < kMaterialTypes; ++k) stored.entries[e].material[k] = int8_t(material[k]);
     }
 

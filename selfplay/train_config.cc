@@ -470,7 +470,8 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
   CheckOneOf("replay.adjudicated_value_target", r.adjudicated_value_target(),
              {"", "result", "search"});
   CheckReal("replay.value_target_search_weight", r.value_target_search_weight(), 0, 1);
-  CheckUnsigned("replay.material_horizon_plies", r.material_horizon_plies(), 0, 100000);
+  CheckUnsigned("replay.material_horizon_plies", r.material_horizon_plies(), 0,
+                kMaxMaterialHorizonPlies);
   CheckOneOf("replay.window_growth", r.window_growth(), {"", "fixed", "katago"});
   // window_games sizes the "fixed" window only: under "katago", whose window counts positions, a
   // game count is an error (a left-over of a fixed window); the katago parameters may stay under

@@ -70,6 +70,9 @@ void ApplyConfigOverride(proto::TrainConfig& config, std::string_view assignment
 // range 1..100000".
 void ValidateTrainConfig(const proto::TrainConfig& config);
 
+// The largest replay.material_horizon_plies (ValidateTrainConfig, ReplayTargetsOf).
+inline constexpr uint32_t kMaxMaterialHorizonPlies = 100000;
+
 // --- issue 18: gating modes ---
 
 // How candidates become the best net (gating.mode).
