@@ -74,6 +74,11 @@ void RunNetDescribe(const std::string& path) {
         "(trained, not played)\n",
         a.material_outputs);
   }
+  if (a.ownership) {
+    fmt::print(
+        "ownership        each cell's final occupant (empty, own, opponent's), a 1x1 "
+        "convolution of the tower (trained, not played)\n");
+  }
   fmt::print("tensors          {}\n", net.tensors.size());
   fmt::print("parameters       {} (stored values, batch-norm statistics included)\n",
              net.ParameterCount());
@@ -117,7 +122,7 @@ void AddNetCommand(CLI::App& app) {
   init_command->add_option("--variant", init->variant, "Game name")->required();
   init_command->add_option("--preset", init->preset,
                            "Architecture: tiny, small, medium, large or bNcM, then any of -se, "
-                           "-fc, -vpool, -gpool, -mat (e.g. b6c32-gpool-vpool)");
+                           "-fc, -vpool, -gpool, -mat, -own (e.g. b6c32-gpool-vpool)");
   init_command->add_option("-o,--output", init->output, "Net file to write")->required();
   init_command->add_option("--seed", init->seed, "Seed of the initial weights");
   init_command->add_option("--note", init->note, "Free text stored in the provenance");

@@ -23,6 +23,12 @@
 //   PolicyIndex(p, m)          the policy-head index of legal move m of p, in [0, kNumActions),
 //                              in the side to move's frame (the same frame as the planes); every
 //                              game's G::ActionIndex is already in that frame, so this equals it
+//   Occupancy(p, view, cells)  writes cells[kHeight * kWidth] (uint8_t), the occupant of every
+//                              grid cell of p seen by `view` in view's frame (the frame Encode
+//                              draws p in when `view` is to move): kViewersPiece, kOpponentsPiece
+//                              or kEmptyCell (also every grid cell that is no board cell); the
+//                              ownership head's target (nets/net_architecture.h; KataGo's
+//                              ownership, Wu 2019 section 4.1)
 //   kPolicyPlanes, PolicyPlane(action)
 //                              the convolutional policy head's layout (nets/model.h): action
 //                              index -> PolicySlot {plane in [0, kPolicyPlanes), cell = row *
@@ -36,10 +42,18 @@
 //                              indices of legal moves; indices no move uses map to themselves)
 // Symmetry 0 is always the identity.
 
+#include <cstdint>
+
 namespace vz {
 
 template <class G>
 struct InputEncoding;
+
+// The classes of InputEncoding<G>::Occupancy, one per grid cell.
+inline constexpr uint8_t kEmptyCell = 0;       // no piece (or no board cell)
+inline constexpr uint8_t kViewersPiece = 1;    // a piece of the side the cells are seen by
+inline constexpr uint8_t kOpponentsPiece = 2;  // a piece of its opponent
+inline constexpr int kOccupancyClasses = 3;
 
 // The identity of one game's encoding: the input shape float[planes][height][width], the ids and
 // versions of the input planes and of the policy index (stored in net files) and the number of

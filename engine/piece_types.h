@@ -4,7 +4,7 @@
 // and the count of each in a position. Read by the alpha-beta evaluation's material
 // (engine/alphabeta/evaluation.h: its piece values, in this order), the material head's target
 // (nets/net_architecture.h NetArchitecture::material_outputs, selfplay/replay_window.h; KataGo's
-// auxiliary targets, Wu 2019 section 3.4, made for games of capture: a target that needs no human
+// auxiliary targets, Wu 2019 section 4.1, made for games of capture: a target that needs no human
 // knowledge, only the rules' own pieces) and the strategy studies (research/pieces.h).
 //
 // PieceTypes<G> provides, per registered game (the kings of the chess-likes are not counted:

@@ -5,7 +5,9 @@
 // written in each engine/<game>/encoding.h): Chad the a1-l12 diagonal reflection, Chaco Rex the
 // left-right mirror, Portuguese draughts and Cuarenta none. Torch-free.
 
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "engine/encodings.h"
@@ -13,26 +15,32 @@
 
 namespace vz::nets {
 
-// Applies `symmetry` to sample `index` of `batch` in place: planes moved cell by cell, policy
-// target (and legal mask) moved action by action. The value target is unchanged.
+// Applies `symmetry` to sample `index` of `batch` in place: planes (and ownership targets) moved
+// cell by cell, policy target (and legal mask) moved action by action. The value and material
+// targets are unchanged.
 template <Game G>
 void ApplySymmetry(TrainingBatch& batch, int index, int symmetry) {
   using E = InputEncoding<G>;
   if (symmetry == 0) return;
   constexpr int kArea = E::kHeight * E::kWidth;
-  float* planes = batch.planes.data() + size_t(index) * E::kSize;
-  std::vector<float> moved(E::kSize, 0.0f);
-  for (int plane = 0; plane < E::kPlanes; ++plane) {
-    for (int row = 0; row < E::kHeight; ++row) {
-      for (int column = 0; column < E::kWidth; ++column) {
-        int r, c;
-        E::SymmetricCell(symmetry, row, column, r, c);
-        moved[size_t(plane * kArea + r * E::kWidth + c)] =
-            planes[plane * kArea + row * E::kWidth + column];
+  // Moves `planes` grids of kArea values cell by cell.
+  auto move_cells = [&](auto* values, int planes) {
+    using T = std::remove_reference_t<decltype(*values)>;
+    std::vector<T> moved(size_t(planes) * kArea, T{});
+    for (int plane = 0; plane < planes; ++plane) {
+      for (int row = 0; row < E::kHeight; ++row) {
+        for (int column = 0; column < E::kWidth; ++column) {
+          int r, c;
+          E::SymmetricCell(symmetry, row, column, r, c);
+          moved[size_t(plane * kArea + r * E::kWidth + c)] =
+              values[plane * kArea + row * E::kWidth + column];
+        }
       }
     }
-  }
-  std::copy(moved.begin(), moved.end(), planes);
+    std::copy(moved.begin(), moved.end(), values);
+  };
+  move_cells(batch.planes.data() + size_t(index) * E::kSize, E::kPlanes);
+  if (!batch.ownership.empty()) move_cells(batch.ownership.data() + size_t(index) * kArea, 1);
   auto move_actions = [&](auto* values) {
     using T = std::remove_reference_t<decltype(*values)>;
     std::vector<T> out(E::kNumActions, T{});

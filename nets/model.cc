@@ -104,6 +104,10 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetArchitecture& a) : architecture(
     material_fc =
         register_module("material_fc", nn::Linear(2 * a.value_channels, a.material_outputs));
   }
+  if (a.ownership) {
+    ownership = register_module("ownership",
+                                nn::Conv2d(nn::Conv2dOptions(a.channels, kOccupancyClasses, 1)));
+  }
 }
 
 namespace {
@@ -134,16 +138,17 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::Trunk(const torch::T
 }
 
 torch::Tensor PolicyValueNetImpl::ValueLogits(const torch::Tensor& trunk, const torch::Tensor& mask,
-                                              torch::Tensor* material) {
+                                              AuxiliaryOutputs* auxiliary) {
+  if (auxiliary != nullptr && ownership) auxiliary->ownership = ownership(trunk);
   torch::Tensor value = torch::relu(value_conv(trunk));
   value = architecture.value_head == ValueHead::kPool ? PoolBoardCells(value, mask, board_cells)
                                                       : value.flatten(1);
-  if (material != nullptr && material_fc) *material = material_fc(value);
+  if (auxiliary != nullptr && material_fc) auxiliary->material = material_fc(value);
   return value_fc2(torch::relu(value_fc1(value)));
 }
 
 std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch::Tensor& x,
-                                                                    torch::Tensor* material) {
+                                                                    AuxiliaryOutputs* auxiliary) {
   const auto [trunk, mask] = Trunk(x);
   torch::Tensor policy = torch::relu(policy_conv(trunk));
   if (policy_planes) {
@@ -152,12 +157,12 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch:
   } else {
     policy = policy_fc(policy.flatten(1));
   }
-  return {policy, ValueLogits(trunk, mask, material)};
+  return {policy, ValueLogits(trunk, mask, auxiliary)};
 }
 
 std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::ForwardActions(
     const torch::Tensor& x, const torch::Tensor& rows, const torch::Tensor& actions,
-    torch::Tensor* material) {
+    AuxiliaryOutputs* auxiliary) {
   const auto [trunk, mask] = Trunk(x);
   const torch::Tensor features = torch::relu(policy_conv(trunk));  // [batch, P, height, width]
   torch::Tensor logits;
@@ -177,7 +182,7 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::ForwardActions(
     logits = (flat * Float32(policy_fc->weight.index_select(0, actions))).sum(1) +
              Float32(policy_fc->bias.index_select(0, actions));
   }
-  return {logits, ValueLogits(trunk, mask, material)};
+  return {logits, ValueLogits(trunk, mask, auxiliary)};
 }
 
 void PolicyValueNetImpl::MoveIndices(torch::Device device) {

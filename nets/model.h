@@ -18,7 +18,8 @@
 // inputs with the fc value head, 2 * value_channels with the pooled one). A global pooling block
 // adds tower.<i>.pool.{conv,bn}.* (its 3x3 convolution to the pooled channels) and
 // tower.<i>.pool_fc.{weight,bias} (2 * pooled channels -> channels); a material head
-// material_fc.{weight,bias} (2 * value_channels -> material_outputs).
+// material_fc.{weight,bias} (2 * value_channels -> material_outputs); an ownership head
+// ownership.{weight,bias} (1x1 convolution, channels -> kOccupancyClasses).
 
 #include <torch/nn.h>
 
@@ -71,14 +72,24 @@ struct ResidualBlockImpl : torch::nn::Module {
 };
 TORCH_MODULE(ResidualBlock);
 
+// The outputs of the heads that only training reads (forward's and ForwardActions' optional
+// argument), in the net's dtype (bf16 under autocast); each is set when the net has the head and
+// left undefined otherwise.
+struct AuxiliaryOutputs {
+  // [batch, material_outputs]: the predicted piece-count difference of each type, side to move's
+  // view (NetArchitecture::material_outputs).
+  torch::Tensor material;
+  // [batch, kOccupancyClasses, height, width]: logits of each grid cell's occupant in the game's
+  // last position, side to move's view and frame (NetArchitecture::ownership).
+  torch::Tensor ownership;
+};
+
 struct PolicyValueNetImpl : torch::nn::Module {
   explicit PolicyValueNetImpl(const NetArchitecture& architecture);
-  // Returns {policy logits [batch, num_actions], WDL logits [batch, 3]}. With `material` given
-  // and a material head, sets *material to its outputs [batch, material_outputs] (the predicted
-  // final piece-count difference of each type, side to move's view; training only); else leaves
-  // it untouched.
+  // Returns {policy logits [batch, num_actions], WDL logits [batch, 3]}. With `auxiliary` given,
+  // also sets the outputs of the net's training-only heads there (AuxiliaryOutputs).
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& input,
-                                                  torch::Tensor* material = nullptr);
+                                                  AuxiliaryOutputs* auxiliary = nullptr);
 
   // The policy logits of the requested actions only (the legal moves), with the same weights and
   // the same values as forward's, up to float rounding: the trunk and the policy head's first
@@ -92,12 +103,12 @@ struct PolicyValueNetImpl : torch::nn::Module {
   //            any order, repeats allowed
   //   actions  [total] int64 on the net's device: the action, in [0, num_actions)
   // Returns {logits [total] float32 (the products are summed in float32 in every precision),
-  // WDL logits [batch, 3] in the net's dtype}; `material` as forward's. Indices out of range
+  // WDL logits [batch, 3] in the net's dtype}; `auxiliary` as forward's. Indices out of range
   // throw c10::Error (index_select's check).
   std::pair<torch::Tensor, torch::Tensor> ForwardActions(const torch::Tensor& input,
                                                          const torch::Tensor& rows,
                                                          const torch::Tensor& actions,
-                                                         torch::Tensor* material = nullptr);
+                                                         AuxiliaryOutputs* auxiliary = nullptr);
 
   // Module::to, and the conv head's gather index and the board mask to the device (they are no
   // buffers, so that a dtype change leaves the index int64 and the net file stores neither).
@@ -118,13 +129,15 @@ struct PolicyValueNetImpl : torch::nn::Module {
   ConvBn value_conv{nullptr};
   torch::nn::Linear value_fc1{nullptr}, value_fc2{nullptr};
   torch::nn::Linear material_fc{nullptr};  // material head only
+  torch::nn::Conv2d ownership{nullptr};    // ownership head only
 
  private:
   // The tower's output [batch, channels, height, width] and the board mask in its device and dtype.
   std::pair<torch::Tensor, torch::Tensor> Trunk(const torch::Tensor& input);
-  // The WDL logits [batch, 3] of a trunk; `material` as forward's.
+  // The WDL logits [batch, 3] of a trunk; with `auxiliary`, also the training-only heads' outputs
+  // (the ownership head reads the trunk, the material head the pooled value features).
   torch::Tensor ValueLogits(const torch::Tensor& trunk, const torch::Tensor& mask,
-                            torch::Tensor* material);
+                            AuxiliaryOutputs* auxiliary);
   // The device copy of an index tensor that follows the net's `to` (a net moved otherwise still
   // gathers on its device).
   static torch::Tensor OnDevice(const torch::Tensor& index, const torch::Device& device);

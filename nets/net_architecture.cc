@@ -42,7 +42,7 @@ NetArchitecture ParsePreset(std::string_view name) {
     for (const std::string& preset : PresetNames()) known += (known.empty() ? "" : ", ") + preset;
     return Error(fmt::format(
         "net preset '{}': {} (a preset is tiny, small, medium, large or bNcM, then any of -se, "
-        "-fc, -vpool, -gpool, -mat; e.g. {}, b6c32-gpool-vpool)",
+        "-fc, -vpool, -gpool, -mat, -own; e.g. {}, b6c32-gpool-vpool)",
         name, what, known));
   };
   const std::vector<std::string_view> parts = SplitAt(name, '-');
@@ -103,6 +103,9 @@ NetArchitecture ParsePreset(std::string_view name) {
     } else if (option == "mat") {
       once(a.material_outputs != 0);
       a.material_outputs = -1;  // the game's piece types (PresetArchitecture)
+    } else if (option == "own") {
+      once(a.ownership);
+      a.ownership = true;
     } else {
       throw fail(fmt::format("unknown option '{}'", option));
     }
@@ -220,11 +223,11 @@ std::string DescribeArchitecture(const NetArchitecture& a) {
           : "";
   const std::string material =
       a.material_outputs > 0 ? fmt::format(", material {}", a.material_outputs) : "";
-  return fmt::format("{}x{}{}{}, policy {}, value {}{}/{}{}, input {}x{}x{}, {} actions", a.blocks,
-                     a.channels, a.squeeze_excitation ? fmt::format(" SE/{}", a.se_ratio) : "",
-                     gpool, policy, a.value_head == ValueHead::kPool ? "pool " : "",
-                     a.value_channels, a.value_hidden, material, a.input_planes, a.height, a.width,
-                     a.num_actions);
+  return fmt::format(
+      "{}x{}{}{}, policy {}, value {}{}/{}{}{}, input {}x{}x{}, {} actions", a.blocks, a.channels,
+      a.squeeze_excitation ? fmt::format(" SE/{}", a.se_ratio) : "", gpool, policy,
+      a.value_head == ValueHead::kPool ? "pool " : "", a.value_channels, a.value_hidden, material,
+      a.ownership ? ", ownership" : "", a.input_planes, a.height, a.width, a.num_actions);
 }
 
 double ForwardFlops(const NetArchitecture& a, double legal_actions) {

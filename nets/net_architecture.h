@@ -6,7 +6,7 @@
 //   fc    1x1 convolution to value_channels, a hidden layer fully connected to every cell, the
 //         WDL layer (the first heads of vzero: each piece's worth is learned again on every cell),
 //         or
-//   pool  KataGo's pooled head (Wu 2019, section 4.1): 1x1 convolution to value_channels, ReLU,
+//   pool  KataGo's pooled head (Wu 2019, section 3.3): 1x1 convolution to value_channels, ReLU,
 //         the mean and the maximum of each channel over the board's own cells (BoardCellMask),
 //         then the hidden layer and the WDL layer: material is counted once, wherever it stands.
 // With global_pooling_channels > 0, every global_pooling_every-th residual block of the tower is
@@ -23,7 +23,12 @@
 // With material_outputs > 0 (a pooled value head only), a material head: one linear layer from
 // the value head's pooled features to material_outputs numbers, trained (never used in play)
 // to predict the piece-count difference of each type N plies later or at the game's end
-// (replay.material_horizon_plies), side to move's view (engine/piece_types.h; Wu 2019 3.4).
+// (replay.material_horizon_plies), side to move's view (engine/piece_types.h; Wu 2019 section 4.1).
+// With `ownership`, an ownership head: a 1x1 convolution of the tower's output to
+// kOccupancyClasses logits per grid cell, trained (never used in play) to predict each cell's
+// occupant in the game's last position (empty, the side to move's piece, the opponent's;
+// InputEncoding<G>::Occupancy), KataGo's ownership target (Wu 2019 section 4.1) made for games
+// where pieces move and are taken.
 // Torch-free: net files and the CLI use it without LibTorch headers.
 
 #include <cstdint>
@@ -78,6 +83,8 @@ struct NetArchitecture {
   int global_pooling_every = 0;
   // Material head (above): its outputs, PieceTypes<G>::kNumTypes of the net's game (0 = none).
   int material_outputs = 0;
+  // Ownership head (above).
+  bool ownership = false;
   std::string preset;  // preset name it came from, or ""
 
   bool operator==(const NetArchitecture&) const = default;
@@ -121,9 +128,10 @@ const std::vector<std::string>& PresetNames();
 //   gpool   global pooling blocks: max(4, channels / 4) pooled channels in every second block
 //           (every third from 6 blocks on; the one block of a 1-block tower)
 //   mat     the material head, with `material_types` outputs (needs vpool)
-// e.g. "tiny", "small-fc", "b6c32-gpool-vpool", "tiny-gpool-vpool-mat". Throws vz::Error naming
-// the preset and saying what is wrong if the name is not of that form, or has mat without vpool
-// or for a game without piece types (material_types < 1).
+//   own     the ownership head
+// e.g. "tiny", "small-fc", "b6c32-gpool-vpool", "tiny-gpool-vpool-mat", "small-own". Throws
+// vz::Error naming the preset and saying what is wrong if the name is not of that form, or has mat
+// without vpool or for a game without piece types (material_types < 1).
 NetArchitecture PresetArchitecture(std::string_view name, int planes, int height, int width,
                                    int num_actions, const PolicyLayout& layout,
                                    int material_types = 0);
@@ -158,15 +166,15 @@ void ValidateArchitecture(const NetArchitecture& architecture, std::string_view 
 // One line: "10x128 SE, policy conv 128/96, value 4/128, input 12x12x12, 13824 actions" (fc
 // heads: "policy fc 8"; a pooled value head "value pool 128/128"; global pooling blocks add
 // " gpool 32/3" after the tower: pooled channels / every how many blocks; a material head
-// ", material 5" after the value head).
+// ", material 5" after the value head, and an ownership head ", ownership").
 std::string DescribeArchitecture(const NetArchitecture& architecture);
 
 // Floating-point operations of one position's forward pass (a multiply-add counts 2): the
 // convolutions and linear layers with their batch norms folded; activations, pooling, biases and
 // gathers are not counted. With `legal_actions` < 0 the dense policy head (every action's
 // logit); else the head evaluated at `legal_actions` requested actions a position
-// (RunnerOptions::legal_policy). The material head is not counted (play never runs it). For
-// nnbench's roofline: GFLOP/s = positions/s * this / 1e9.
+// (RunnerOptions::legal_policy). The material and ownership heads are not counted (play never runs
+// them). For nnbench's roofline: GFLOP/s = positions/s * this / 1e9.
 double ForwardFlops(const NetArchitecture& architecture, double legal_actions = -1);
 
 }  // namespace vz::nets

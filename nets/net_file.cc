@@ -75,7 +75,11 @@ std::string SerializeNetFile(const NetFile& net) {
   const bool pooling = net.architecture.value_head == ValueHead::kPool ||
                        net.architecture.global_pooling_channels > 0;
   const bool material = net.architecture.material_outputs > 0;
-  message.set_format_version(material ? 4u : pooling ? 3u : conv ? 2u : 1u);
+  message.set_format_version(net.architecture.ownership ? 5u
+                             : material                 ? 4u
+                             : pooling                  ? 3u
+                             : conv                     ? 2u
+                                                        : 1u);
   message.set_game(net.game);
   message.mutable_input_encoding()->set_name(net.input_encoding);
   message.mutable_input_encoding()->set_version(uint32_t(net.input_version));
@@ -106,6 +110,7 @@ std::string SerializeNetFile(const NetFile& net) {
     arch->set_global_pooling_every(uint32_t(a.global_pooling_every));
   }
   if (material) arch->set_material_outputs(uint32_t(a.material_outputs));
+  if (a.ownership) arch->set_ownership(true);
   for (const NetTensor& tensor : net.tensors) {
     proto::Tensor* t = message.add_tensors();
     t->set_name(tensor.name);
@@ -208,6 +213,11 @@ NetFile ParseNetFile(std::string_view bytes, std::string_view source) {
   a.material_outputs = int(std::min<uint32_t>(arch.material_outputs(), 1u << 20));
   if (a.material_outputs > 0 && net.format_version < 4) {
     throw Error(fmt::format("net file {}: a material head in a format version {} file", source,
+                            net.format_version));
+  }
+  a.ownership = arch.ownership();
+  if (a.ownership && net.format_version < 5) {
+    throw Error(fmt::format("net file {}: an ownership head in a format version {} file", source,
                             net.format_version));
   }
   a.policy_planes = int(arch.policy_planes());

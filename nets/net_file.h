@@ -13,7 +13,8 @@
 // Format version 1 is every net with a fully connected policy head (the first vzero nets);
 // version 2 adds the convolutional policy head (NetArchitecture::policy_head, policy_planes,
 // policy_map), version 3 the pooled value head and global pooling blocks, version 4 the material
-// head (NetArchitecture::material_outputs). A net is written with the lowest version that holds
+// head (NetArchitecture::material_outputs), version 5 the ownership head
+// (NetArchitecture::ownership). A net is written with the lowest version that holds
 // it, so older builds still read every net they can run, and all versions are read.
 // Files are written by the project's one atomic writer (engine/core/atomic_file.h).
 
@@ -30,7 +31,7 @@
 
 namespace vz::nets {
 
-inline constexpr int kNetFormatVersion = 4;  // the newest version this build reads and writes
+inline constexpr int kNetFormatVersion = 5;  // the newest version this build reads and writes
 inline constexpr int kOldestNetFormatVersion = 1;
 
 // A float32 tensor of the network's state (a parameter or a batch-norm running statistic).

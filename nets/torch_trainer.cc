@@ -23,6 +23,7 @@
 #endif
 
 #include "engine/core/error.h"
+#include "engine/core/macros.h"
 #include "engine/core/zobrist.h"
 #include "nets/checkpoint_file.h"
 #include "nets/distributed.h"
@@ -34,6 +35,9 @@
 
 namespace vz::nets::torch_impl {
 namespace {
+
+// The loss metrics Loss returns (its comment names them).
+constexpr int kLossMetrics = 7;
 
 // The net file header without tensors: what a checkpoint must match.
 std::string HeaderBytes(const NetFile& net) {
@@ -79,7 +83,7 @@ class TorchTrainer final : public Trainer::Impl {
   struct DeviceBatch;
   // The pinned host tensors of a CUDA device's batch upload (staging_).
   struct PinnedStaging {
-    torch::Tensor planes, policy, wdl, legal, material;
+    torch::Tensor planes, policy, wdl, legal, material, ownership;
 #if defined(VZ_TORCH_CUDA_EVENTS)
     c10::cuda::CUDAEvent copied;
 #endif
@@ -108,6 +112,7 @@ class TorchTrainer final : public Trainer::Impl {
     check(batch.wdl.size(), n * 3, "wdl");
     if (!batch.legal.empty()) check(batch.legal.size(), n * size_t(a.num_actions), "legal");
     CheckMaterial(batch.material, n, "training batch");
+    CheckOwnership(batch.ownership, n, "training batch");
   }
 
   // A batch's material targets: none, or [n][material_outputs] of a net with a material head
@@ -125,6 +130,34 @@ class TorchTrainer final : public Trainer::Impl {
                                 k % size_t(outputs), k / size_t(outputs), material[k]));
       }
     }
+  }
+
+  // A batch's ownership targets: none, or [n][height * width] classes below kOccupancyClasses
+  // for a net with an ownership head (ignored otherwise).
+  void CheckOwnership(const std::vector<uint8_t>& ownership, size_t n, const char* what) const {
+    const NetArchitecture& a = header_.architecture;
+    if (!a.ownership || ownership.empty()) return;
+    const size_t area = size_t(a.height) * size_t(a.width);
+    if (ownership.size() != n * area) {
+      throw Error(fmt::format("{} of {}: ownership has {} values, expected {} ({} cells)", what, n,
+                              ownership.size(), n * area, area));
+    }
+    for (size_t k = 0; k < ownership.size(); ++k) {
+      if (ownership[k] >= kOccupancyClasses) {
+        throw Error(
+            fmt::format("{}: ownership target of cell {} of sample {} is {}, not a class "
+                        "below {}",
+                        what, k % area, k / area, int(ownership[k]), kOccupancyClasses));
+      }
+    }
+  }
+
+  // The batch's ownership targets on the device, [n][height][width] uint8, or undefined (none
+  // given, or a net without the head).
+  torch::Tensor OwnershipOnDevice(const std::vector<uint8_t>& ownership, int64_t n) {
+    const NetArchitecture& a = header_.architecture;
+    if (!a.ownership || ownership.empty()) return {};
+    return ToDevice(ownership, {n, a.height, a.width}, torch::kUInt8, staging_.ownership);
   }
 
   // The batch's material targets on the device, [n][material_outputs] float32, or undefined
@@ -185,16 +218,21 @@ class TorchTrainer final : public Trainer::Impl {
   // A batch on the trainer's device, as Loss reads it:
   //   input [n][planes][height][width] float32, policy_target [n][num_actions] float32,
   //   wdl_target [n][3] float32, legal [n][num_actions] bool (undefined: no mask),
-  //   material_target [n][material_outputs] float32 (undefined: none).
+  //   material_target [n][material_outputs] float32 (undefined: none),
+  //   ownership_target [n][height][width] uint8 classes (undefined: none).
   struct DeviceBatch {
-    torch::Tensor input, policy_target, wdl_target, legal, material_target;
+    torch::Tensor input, policy_target, wdl_target, legal, material_target, ownership_target;
     // Samples [first, first + count).
     DeviceBatch Slice(int64_t first, int64_t count) const {
       const auto part = [&](const torch::Tensor& t) {
         return t.defined() ? t.narrow(0, first, count) : torch::Tensor();
       };
-      return {input.narrow(0, first, count), policy_target.narrow(0, first, count),
-              wdl_target.narrow(0, first, count), part(legal), part(material_target)};
+      return {input.narrow(0, first, count),
+              policy_target.narrow(0, first, count),
+              wdl_target.narrow(0, first, count),
+              part(legal),
+              part(material_target),
+              part(ownership_target)};
     }
   };
 
@@ -215,6 +253,7 @@ class TorchTrainer final : public Trainer::Impl {
         ToDevice(batch.policy, {n, a.num_actions}, torch::kFloat32, staging_.policy);
     out.wdl_target = ToDevice(batch.wdl, {n, 3}, torch::kFloat32, staging_.wdl);
     out.material_target = MaterialOnDevice(batch.material, n);
+    out.ownership_target = OwnershipOnDevice(batch.ownership, n);
     if (!batch.legal.empty()) {
       out.legal =
           ToDevice(batch.legal, {n, a.num_actions}, torch::kUInt8, staging_.legal).to(torch::kBool);
@@ -263,6 +302,7 @@ class TorchTrainer final : public Trainer::Impl {
     DeviceBatch out;
     out.wdl_target = ToDevice(batch.wdl, {n, 3}, torch::kFloat32, staging_.wdl);
     out.material_target = MaterialOnDevice(batch.material, n);
+    const torch::Tensor ownership = OwnershipOnDevice(batch.ownership, n);
 #if defined(VZ_TORCH_CUDA_EVENTS)
     if (device_.is_cuda()) staging_.copied.record(c10::cuda::getCurrentCUDAStream(device_.index()));
 #endif
@@ -314,14 +354,20 @@ class TorchTrainer final : public Trainer::Impl {
                     .scatter_(1, sample_actions.gather(1, indices), true)
                     .narrow(1, 0, actions)
                     .contiguous();
-    // Planes: cell k of every plane of sample i moves to cell map_i[k].
-    const torch::Tensor cells = cell_maps_.index_select(0, symmetries)
-                                    .unsqueeze(1)
-                                    .expand({n, int64_t(a.input_planes), area});
+    // Planes (and ownership targets): cell k of every plane of sample i moves to cell map_i[k].
+    const torch::Tensor sample_cells = cell_maps_.index_select(0, symmetries);  // [n][area]
+    const torch::Tensor cells =
+        sample_cells.unsqueeze(1).expand({n, int64_t(a.input_planes), area});
     out.input = torch::zeros_like(planes)
                     .view({n, a.input_planes, area})
                     .scatter_(2, cells, planes.view({n, a.input_planes, area}))
                     .view({n, a.input_planes, a.height, a.width});
+    if (ownership.defined()) {
+      out.ownership_target = torch::zeros_like(ownership)
+                                 .view({n, area})
+                                 .scatter_(1, sample_cells, ownership.view({n, area}))
+                                 .view({n, a.height, a.width});
+    }
     return out;
   }
 
@@ -360,6 +406,7 @@ class TorchTrainer final : public Trainer::Impl {
     check(batch.target_indices.size(), size_t(total), "target_indices");
     check(batch.target_probabilities.size(), size_t(total), "target_probabilities");
     CheckMaterial(batch.material, n, "compact training batch");
+    CheckOwnership(batch.ownership, n, "compact training batch");
     for (size_t i = 0; i < n; ++i) {
       if (batch.symmetries[i] < 0 || batch.symmetries[i] >= c.symmetries) {
         throw Error(
@@ -382,18 +429,20 @@ class TorchTrainer final : public Trainer::Impl {
     }
   }
 
-  // Loss terms of `batch`: {the total loss, on the autograd graph; the metrics [6] on the
-  // device, fp32, off the graph: policy loss, value loss, total loss, policy accuracy, value
-  // accuracy, material loss (0 without the head or targets)}. Nothing is read back to the host
-  // here (ReadMetrics does, once per step).
+  // Loss terms of `batch`: {the total loss, on the autograd graph; the metrics [kLossMetrics] on
+  // the device, fp32, off the graph: policy loss, value loss, total loss, policy accuracy, value
+  // accuracy, material loss, ownership loss (each 0 without its head or targets)}. Nothing is read
+  // back to the host here (ReadMetrics does, once per step).
   std::pair<torch::Tensor, torch::Tensor> Loss(const DeviceBatch& batch) {
     const torch::Tensor& input = batch.input;
     const torch::Tensor& policy_target = batch.policy_target;
     const torch::Tensor& wdl_target = batch.wdl_target;
     const torch::Tensor& legal = batch.legal;
-    torch::Tensor policy, value, policy_loss, material;
-    // The material head's outputs only when there is something to train them on.
-    torch::Tensor* material_out = batch.material_target.defined() ? &material : nullptr;
+    torch::Tensor policy, value, policy_loss;
+    // The training-only heads' outputs only when there is something to train them on.
+    AuxiliaryOutputs auxiliary;
+    AuxiliaryOutputs* auxiliary_out =
+        batch.material_target.defined() || batch.ownership_target.defined() ? &auxiliary : nullptr;
     if (legal.defined() && options_.legal_policy && !device_.is_cuda()) {
       // The legal moves' logits alone, and the log-softmax over each sample's legal moves.
       const torch::Tensor pairs = legal.nonzero();  // [total, 2]: (sample, action)
@@ -401,7 +450,7 @@ class TorchTrainer final : public Trainer::Impl {
       const torch::Tensor actions = pairs.select(1, 1).contiguous();
       torch::Tensor logits;
       std::tie(logits, value) =
-          InPrecision([&] { return net_->ForwardActions(input, rows, actions, material_out); });
+          InPrecision([&] { return net_->ForwardActions(input, rows, actions, auxiliary_out); });
       const int64_t n = input.size(0);
       const torch::Tensor row_max =
           torch::full({n}, -1e9, logits.options())
@@ -421,7 +470,7 @@ class TorchTrainer final : public Trainer::Impl {
       policy = torch::full(policy_target.sizes(), -1e9, logits.options())
                    .index_put_({rows, actions}, logits.detach());
     } else {
-      std::tie(policy, value) = InPrecision([&] { return net_->forward(input, material_out); });
+      std::tie(policy, value) = InPrecision([&] { return net_->forward(input, auxiliary_out); });
       if (legal.defined()) {
         // A large finite number, not -inf: 0 * -inf would be NaN in the cross-entropy.
         policy = policy.masked_fill(legal.logical_not(), -1e9);
@@ -431,22 +480,34 @@ class TorchTrainer final : public Trainer::Impl {
     const torch::Tensor value_loss = -(wdl_target * torch::log_softmax(value, 1)).sum(1).mean();
     torch::Tensor loss = policy_loss + value_loss;
     torch::Tensor material_loss = torch::zeros({}, value_loss.options());
-    if (material.defined()) {
-      material_loss = (material.to(torch::kFloat32) - batch.material_target).square().mean();
+    if (auxiliary.material.defined() && batch.material_target.defined()) {
+      material_loss =
+          (auxiliary.material.to(torch::kFloat32) - batch.material_target).square().mean();
       loss = loss + options_.material_weight * material_loss;
+    }
+    torch::Tensor ownership_loss = torch::zeros({}, value_loss.options());
+    if (auxiliary.ownership.defined() && batch.ownership_target.defined()) {
+      // Cross-entropy per cell [n][height][width], averaged over the board's own cells.
+      const torch::Tensor per_cell = torch::nn::functional::cross_entropy(
+          auxiliary.ownership.to(torch::kFloat32), batch.ownership_target.to(torch::kInt64),
+          torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
+      const torch::Tensor mask = net_->board_mask.to(per_cell.device(), torch::kFloat32);
+      ownership_loss = (per_cell * mask.view({1, per_cell.size(1), per_cell.size(2)})).sum() /
+                       (double(per_cell.size(0)) * net_->board_cells);
+      loss = loss + options_.ownership_weight * ownership_loss;
     }
     torch::NoGradGuard no_grad;
     const torch::Tensor metrics =
         torch::stack({policy_loss, value_loss, loss,
                       (policy.argmax(1) == policy_target.argmax(1)).to(torch::kFloat32).mean(),
                       (value.argmax(1) == wdl_target.argmax(1)).to(torch::kFloat32).mean(),
-                      material_loss})
+                      material_loss, ownership_loss})
             .detach();
     return {loss, metrics};
   }
 
-  // `metrics` [6] (Loss, averaged over micro-batches and ranks) and the weight penalty, read
-  // back to the host in one copy: one synchronisation per step.
+  // `metrics` [kLossMetrics] (Loss, averaged over micro-batches and ranks) and the weight penalty,
+  // read back to the host in one copy: one synchronisation per step.
   void ReadMetrics(const torch::Tensor& metrics, TrainMetrics& out) {
     torch::NoGradGuard no_grad;
     std::vector<torch::Tensor> squares;
@@ -455,6 +516,7 @@ class TorchTrainer final : public Trainer::Impl {
     }
     const torch::Tensor host = torch::cat({metrics, torch::stack(squares).sum().reshape({1})})
                                    .to(torch::kCPU, torch::kFloat64);
+    VZ_DCHECK(metrics.numel() == kLossMetrics);
     const double* v = host.data_ptr<double>();
     out.policy_loss = v[0];
     out.value_loss = v[1];
@@ -462,7 +524,8 @@ class TorchTrainer final : public Trainer::Impl {
     out.policy_accuracy = v[3];
     out.value_accuracy = v[4];
     out.material_loss = v[5];
-    out.weight_penalty = 0.5 * options_.weight_decay * v[6];
+    out.ownership_loss = v[6];
+    out.weight_penalty = 0.5 * options_.weight_decay * v[kLossMetrics];
   }
 
   // The parameters and floating-point buffers (batch-norm running statistics): what every rank
@@ -477,7 +540,7 @@ class TorchTrainer final : public Trainer::Impl {
 
   // Backward over `parts` consecutive micro-batches of `batch` (TrainerOptions::micro_batches):
   // each from the same running statistics, gradients of the mean loss, statistics and metrics
-  // averaged. Returns the metrics [6] of Loss, averaged over the parts, on the device.
+  // averaged. Returns the metrics [kLossMetrics] of Loss, averaged over the parts, on the device.
   torch::Tensor MicroBatchBackward(const DeviceBatch& batch, int64_t size, int parts) {
     const int64_t n = size / parts;
     const std::vector<torch::Tensor> buffers = net_->buffers();
@@ -512,8 +575,8 @@ class TorchTrainer final : public Trainer::Impl {
     return metrics.div_(double(parts));
   }
 
-  // Data parallelism: gradients, floating buffers and the metrics [6] of Loss (on the device,
-  // averaged in place) averaged over the ranks in one all-reduce.
+  // Data parallelism: gradients, floating buffers and the metrics [kLossMetrics] of Loss (on the
+  // device, averaged in place) averaged over the ranks in one all-reduce.
   void AllReduce(torch::Tensor& metrics) {
     std::vector<torch::Tensor> tensors;
     for (torch::Tensor& parameter : net_->parameters()) {
@@ -570,6 +633,10 @@ TorchTrainer::TorchTrainer(const NetFile& net, const TrainerOptions& options) {
   if (!(options.material_weight >= 0) || !std::isfinite(options.material_weight)) {
     throw Error(fmt::format("material loss weight {} must be a finite number >= 0",
                             options.material_weight));
+  }
+  if (!(options.ownership_weight >= 0) || !std::isfinite(options.ownership_weight)) {
+    throw Error(fmt::format("ownership loss weight {} must be a finite number >= 0",
+                            options.ownership_weight));
   }
   if (options.precision != "auto" && options.precision != "fp32" && options.precision != "bf16") {
     throw Error(
@@ -651,11 +718,11 @@ TrainMetrics TorchTrainer::StepOn(const std::function<DeviceBatch()>& make, int 
     // neither reach the weights nor a checkpoint. Every rank sees the same averaged loss.
     if (!std::isfinite(metrics.loss)) {
       throw Error(fmt::format(
-          "training step {}: the loss is not finite ({}; policy {}, value {}, material {}): the "
-          "network diverged or its weights are corrupted; training stops and nothing after step "
-          "{} is checkpointed",
+          "training step {}: the loss is not finite ({}; policy {}, value {}, material {}, "
+          "ownership {}): the network diverged or its weights are corrupted; training stops and "
+          "nothing after step {} is checkpointed",
           steps_ + 1, metrics.loss, metrics.policy_loss, metrics.value_loss, metrics.material_loss,
-          steps_));
+          metrics.ownership_loss, steps_));
     }
     optimizer_->step();
   } catch (const c10::Error& error) {

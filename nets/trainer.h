@@ -7,7 +7,11 @@
 //                + WDL cross-entropy     -sum_k wdl(k) * log softmax(value logits)(k)
 //                + material_weight * mean_k (material(k) - target(k))^2, for a net with a
 //                  material head and batches that carry material targets (KataGo's auxiliary
-//                  targets, Wu 2019 section 3.4; net_architecture.h)
+//                  targets, Wu 2019 section 4.1; net_architecture.h)
+//                + ownership_weight * the mean over the board's cells (BoardCellMask) of the
+//                  cross-entropy of the ownership head's kOccupancyClasses logits against each
+//                  cell's final occupant, for a net with an ownership head and batches that carry
+//                  ownership targets (KataGo's ownership loss, Wu 2019 section 4.1)
 //                + weight decay, applied by the optimizer (SGD: L2 added to the gradient;
 //                  AdamW: decoupled), on every parameter.
 // Optimizers: SGD with classical momentum, or AdamW. Learning-rate schedule: constant, or
@@ -80,6 +84,9 @@ struct TrainerOptions {
   // The material head's share of the loss (above), >= 0; 0 leaves the head untrained. Ignored by
   // a net without the head.
   double material_weight = 0;
+  // The ownership head's share of the loss (above), >= 0; 0 leaves the head untrained. Ignored by
+  // a net without the head.
+  double ownership_weight = 0;
 };
 
 // A batch of training samples, flat arrays:
@@ -92,6 +99,11 @@ struct TrainerOptions {
 //                                of each of its K piece types, side to move's view
 //                                (engine/piece_types.h); read by a net with a material head
 //                                (K = its material_outputs), ignored by others
+//   ownership [size][height * width] optional (empty = none): each grid cell's occupant in the
+//                                game's last position, a class of InputEncoding<G>::Occupancy
+//                                (kEmptyCell, kViewersPiece, kOpponentsPiece) seen by the side to
+//                                move in its frame, as the planes; read by a net with an ownership
+//                                head, ignored by others
 struct TrainingBatch {
   int size = 0;
   std::vector<float> planes;
@@ -99,6 +111,7 @@ struct TrainingBatch {
   std::vector<float> wdl;
   std::vector<uint8_t> legal;
   std::vector<float> material;
+  std::vector<uint8_t> ownership;
 };
 
 // A batch of training samples in compact form, as the replay window keeps them: positions and
@@ -114,6 +127,8 @@ struct TrainingBatch {
 //   target_indices  [total]       int32 policy indices in [0, num_actions), before the symmetry
 //   target_probabilities [total]  their probabilities (indices may repeat: they add up)
 //   material        [size][K]     optional, as TrainingBatch's (no symmetry changes it)
+//   ownership       [size][height * width] optional, as TrainingBatch's, before the symmetry
+//                                 (moved cell by cell with the planes)
 // The legal mask is always made (from the positions' legal moves).
 struct CompactBatch {
   int size = 0;
@@ -125,6 +140,7 @@ struct CompactBatch {
   std::vector<int32_t> target_indices;
   std::vector<float> target_probabilities;
   std::vector<float> material;
+  std::vector<uint8_t> ownership;
 };
 
 // The game-specific half of expanding a CompactBatch (nets/sample_codec.h MakeSampleCodec<G>
@@ -159,10 +175,11 @@ struct SampleCodec {
 // Metrics of one step (losses are batch means, before the update).
 struct TrainMetrics {
   int64_t step = 0;  // steps done, this one included
-  double loss = 0;   // policy + value + material_weight * material
+  double loss = 0;   // policy + value + material_weight * material + ownership_weight * ownership
   double policy_loss = 0;
   double value_loss = 0;
   double material_loss = 0;    // mean squared error of the material head (0 without one)
+  double ownership_loss = 0;   // mean cross-entropy of the ownership head (0 without one)
   double policy_accuracy = 0;  // argmax of logits == argmax of the target
   double value_accuracy = 0;   // argmax of WDL == argmax of the target
   double weight_penalty = 0;   // weight_decay / 2 * sum of squared parameters (the L2 term)
@@ -173,8 +190,8 @@ class Trainer {
  public:
   // Starts from the weights of `net` (its header is kept for ExportNet). Throws vz::Error on a
   // bad option (unknown optimizer or schedule, non-positive learning rate, micro_batches < 1,
-  // a negative or non-finite material_weight), a bad device, a net whose tensors do not fit its
-  // architecture, or a failed broadcast.
+  // a negative or non-finite material_weight or ownership_weight), a bad device, a net whose
+  // tensors do not fit its architecture, or a failed broadcast.
   Trainer(const NetFile& net, const TrainerOptions& options);
   ~Trainer();
   Trainer(const Trainer&) = delete;

@@ -60,8 +60,7 @@ class TrainerRole {
         group_(group),
         log_(log),
         ingester_((dir_ / "records").string(), env.rank, env.world_size, log),
-        window_(ReplayWindowSize(config.replay(), 0, env.world_size),
-                ReplayTargetsOf(config.replay())) {}
+        window_(ReplayWindowSize(config.replay(), 0, env.world_size), ReplayTargetsOf(config)) {}
 
   TrainerRoleOutcome Run() {
     Setup();
@@ -221,6 +220,7 @@ class TrainerRole {
     options.momentum = o.momentum();
     options.weight_decay = o.weight_decay();
     options.material_weight = o.material_loss_weight();
+    options.ownership_weight = o.ownership_loss_weight();
     options.schedule = o.schedule();
     options.total_steps = int64_t(o.total_steps());
     options.warmup_steps = int64_t(o.warmup_steps());

@@ -105,24 +105,29 @@ inline AdjudicatedValue AdjudicatedValueOf(const proto::ReplayConfig& config) {
 // `adjudicated`; every position whose target is its game's result z gets
 // (1 - search_weight) z + search_weight q, q its root WDL. The material target
 // (replay.material_horizon_plies): the piece-count difference material_horizon_plies plies after
-// the position, or at the game's last position when that comes first or the horizon is 0.
+// the position, or at the game's last position when that comes first or the horizon is 0. The
+// ownership targets (each cell's occupant in the game's last position) are made only for a
+// trainer that reads them (optimizer.ownership_loss_weight > 0): H x W bytes a sample.
 struct ReplayTargets {
   AdjudicatedValue adjudicated = AdjudicatedValue::kResult;
   float search_weight = 0.0f;      // in [0, 1]
   int material_horizon_plies = 0;  // >= 0; 0 = the game's end
+  bool ownership = false;          // Sample and SampleCompact fill the batches' ownership
 
   ReplayTargets() = default;
   ReplayTargets(AdjudicatedValue adjudicated_value, float weight = 0.0f,  // NOLINT: implicit
-                int material_horizon = 0)
+                int material_horizon = 0, bool ownership_targets = false)
       : adjudicated(adjudicated_value),
         search_weight(weight),
-        material_horizon_plies(material_horizon) {}
+        material_horizon_plies(material_horizon),
+        ownership(ownership_targets) {}
 };
 
-// Reads the three keys of proto::ReplayConfig. Throws vz::Error naming the key for an unknown
-// adjudicated_value_target, a search weight outside [0, 1] or a material horizon above
-// kMaxMaterialHorizonPlies.
-inline ReplayTargets ReplayTargetsOf(const proto::ReplayConfig& config) {
+// Reads the three keys of the config's replay section, and optimizer.ownership_loss_weight (> 0:
+// ownership targets). Throws vz::Error naming the key for an unknown adjudicated_value_target, a
+// search weight outside [0, 1] or a material horizon above kMaxMaterialHorizonPlies.
+inline ReplayTargets ReplayTargetsOf(const proto::TrainConfig& train_config) {
+  const proto::ReplayConfig& config = train_config.replay();
   const float weight = config.value_target_search_weight();
   if (!(weight >= 0 && weight <= 1)) {
     throw Error(fmt::format(
@@ -133,7 +138,8 @@ inline ReplayTargets ReplayTargetsOf(const proto::ReplayConfig& config) {
     throw Error(fmt::format("config key replay.material_horizon_plies: {} is out of range [0, {}]",
                             horizon, kMaxMaterialHorizonPlies));
   }
-  return ReplayTargets(AdjudicatedValueOf(config), weight, int(horizon));
+  return ReplayTargets(AdjudicatedValueOf(config), weight, int(horizon),
+                       train_config.optimizer().ownership_loss_weight() > 0);
 }
 
 template <Game G>
@@ -145,6 +151,8 @@ class ReplayWindow {
   static constexpr int kInputSize = Encoding::kPlanes * Encoding::kHeight * Encoding::kWidth;
   // Material targets of one position: PieceTypes<G>::kNumTypes.
   static constexpr int kMaterialTypes = PieceTypes<G>::kNumTypes;
+  // Ownership targets of one position: a class per grid cell.
+  static constexpr int kArea = Encoding::kHeight * Encoding::kWidth;
 
   // A window over the last `window_games` games. Throws vz::Error if window_games < 1.
   explicit ReplayWindow(int window_games, ReplayTargets targets = {})
@@ -199,7 +207,8 @@ class ReplayWindow {
   // search_weight, or, for an adjudicated game with AdjudicatedValue::kSearch, the root_wdl alone
   // (the result where a move has none); and its material target, the piece-count difference from
   // its side to move in the position material_horizon_plies later (the game's last position when
-  // that comes first or the horizon is 0). Then drops the oldest
+  // that comes first or the horizon is 0); and the game's last position, whose occupancy is the
+  // ownership target of all of them (Sample). Then drops the oldest
   // games beyond the window's size. `source` names the record in errors (e.g.
   // "records/chunk-000012.vzr game 5"). Throws vz::Error "SOURCE: ..." — naming the ply (1-based)
   // where it applies — if the record is not of game G, its start position does not parse, its
@@ -340,6 +349,7 @@ class ReplayWindow {
       for (int k = 0; k < kMaterialTypes; ++k) stored.entries[e].material[k] = int8_t(material[k]);
     }
 
+    stored.final_position = game.position();
     const int64_t count = int64_t(stored.entries.size());
     first_position_.push_back(total_positions_added_);
     games_.push_back(std::move(stored));
@@ -370,6 +380,10 @@ class ReplayWindow {
   //                                          material_horizon_plies later or in the game's last
   //                                          position (AddGame), side to move's view (the
   //                                          material head's target; nets/trainer.h)
+  //   ownership [size][kHeight * kWidth]     with ReplayTargets::ownership (else empty): each
+  //                                          grid cell's occupant in the game's last position,
+  //                                          seen by the side to move in its frame
+  //                                          (Encoding::Occupancy: the ownership head's target)
   // Policy indices are G::ActionIndex = Encoding::PolicyIndex, in the side to move's frame.
   // Throws vz::Error if the window is empty or size < 1.
   template <class Random>
@@ -382,6 +396,7 @@ class ReplayWindow {
     batch.wdl.assign(size_t(size) * 3, 0.0f);
     batch.legal.assign(size_t(size) * kActions, 0);
     batch.material.resize(size_t(size) * kMaterialTypes);
+    batch.ownership.resize(targets_.ownership ? size_t(size) * kArea : 0);
     typename G::MoveList moves;
     for (int i = 0; i < size; ++i) {
       const auto [stored, entry] = Draw(static_cast<uint64_t>(random()));
@@ -394,6 +409,8 @@ class ReplayWindow {
       }
       std::copy(entry.wdl, entry.wdl + 3, batch.wdl.begin() + ptrdiff_t(i) * 3);
       MaterialTarget(entry, batch.material.data() + size_t(i) * kMaterialTypes);
+      if (targets_.ownership)
+        OwnershipTarget(stored, entry, batch.ownership.data() + size_t(i) * kArea);
       moves.Clear();
       G::GenerateMoves(entry.position, moves);
       uint8_t* legal = batch.legal.data() + size_t(i) * kActions;
@@ -403,9 +420,9 @@ class ReplayWindow {
 
   // The same samples as Sample for the same draws of `random()` (one per sample), compact
   // (nets/trainer.h CompactBatch): positions, repetition counts, value targets, the sparse
-  // policy targets and the material targets; symmetries 0 (nets::AugmentCompact draws them as
-  // AugmentBatch would). The trainer expands it to Sample's dense arrays on its device. Throws as
-  // Sample.
+  // policy targets, the material and the ownership targets; symmetries 0 (nets::AugmentCompact
+  // draws them as AugmentBatch would). The trainer expands it to Sample's dense arrays on its
+  // device. Throws as Sample.
   template <class Random>
   void SampleCompact(int size, Random&& random, nets::CompactBatch& batch) const {
     CheckSampleSize(size);
@@ -418,6 +435,7 @@ class ReplayWindow {
     batch.target_indices.clear();
     batch.target_probabilities.clear();
     batch.material.resize(size_t(size) * kMaterialTypes);
+    batch.ownership.resize(targets_.ownership ? size_t(size) * kArea : 0);
     for (int i = 0; i < size; ++i) {
       const auto [stored, entry] = Draw(static_cast<uint64_t>(random()));
       std::memcpy(batch.positions.data() + size_t(i) * sizeof(Position), &entry.position,
@@ -425,6 +443,8 @@ class ReplayWindow {
       batch.repetitions[size_t(i)] = entry.repetition_count;
       std::copy(entry.wdl, entry.wdl + 3, batch.wdl.begin() + ptrdiff_t(i) * 3);
       MaterialTarget(entry, batch.material.data() + size_t(i) * kMaterialTypes);
+      if (targets_.ownership)
+        OwnershipTarget(stored, entry, batch.ownership.data() + size_t(i) * kArea);
       for (uint32_t k = entry.target_begin; k < entry.target_begin + entry.target_count; ++k) {
         batch.target_indices.push_back(int32_t(stored.indices[k]));
         batch.target_probabilities.push_back(stored.probabilities[k]);
@@ -460,12 +480,19 @@ class ReplayWindow {
     std::vector<Entry> entries;
     std::vector<uint32_t> indices;     // sparse policy targets of every entry, concatenated
     std::vector<float> probabilities;  // ... normalized per entry
+    Position final_position{};         // the game's last position (the ownership target)
   };
 
   // The material target of `entry` into out[kMaterialTypes], from the entry's side to move.
   static void MaterialTarget(const Entry& entry, float* out) {
     const int sign = G::SideToMove(entry.position) == Color::kWhite ? 1 : -1;
     for (int k = 0; k < kMaterialTypes; ++k) out[k] = float(sign * entry.material[k]);
+  }
+
+  // The ownership target of `entry` of `game` into out[kArea]: the game's last position seen by
+  // the entry's side to move.
+  static void OwnershipTarget(const StoredGame& game, const Entry& entry, uint8_t* out) {
+    Encoding::Occupancy(game.final_position, G::SideToMove(entry.position), out);
   }
 
   // Throws vz::Error when the window is empty or `size` < 1 (Sample, SampleCompact).

@@ -513,6 +513,7 @@ void ValidateTrainConfig(const proto::TrainConfig& config) {
   }
   CheckReal("optimizer.weight_decay", o.weight_decay(), 0, 1);
   CheckReal("optimizer.material_loss_weight", o.material_loss_weight(), 0, 10);
+  CheckReal("optimizer.ownership_loss_weight", o.ownership_loss_weight(), 0, 10);
   CheckOneOf("optimizer.schedule", o.schedule(), {"constant", "cosine", "step"});
   if (o.schedule() != "constant") {
     CheckUnsigned("optimizer.total_steps", o.total_steps(), 1, kMaxSteps);

@@ -49,6 +49,7 @@ void TrainerReport::Trained(const nets::TrainMetrics& metrics, const TrainerProg
   sums_[4] += metrics.value_accuracy;
   sums_[5] += metrics.learning_rate;
   sums_[6] += metrics.material_loss;
+  sums_[7] += metrics.ownership_loss;
   ++summed_;
   if (summed_ >= 20) Flush(progress);
 }
@@ -69,6 +70,7 @@ void TrainerReport::Flush(const TrainerProgress& progress) {
        {"policy_loss", last_policy_loss_},
        {"value_loss", last_value_loss_},
        {"material_loss", sums_[6] / n},
+       {"ownership_loss", sums_[7] / n},
        {"policy_accuracy", sums_[3] / n},
        {"value_accuracy", sums_[4] / n},
        {"learning_rate", sums_[5] / n},

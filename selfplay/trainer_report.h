@@ -55,7 +55,7 @@ class TrainerReport {
   MetricsFile& metrics_;
   RunLog& log_;
   int64_t positions_at_start_ = 0;  // the backlog of a restart
-  double sums_[7] = {};             // loss, policy, value, accuracies, learning rate, material
+  double sums_[8] = {};  // loss, policy, value, accuracies, learning rate, material, ownership
   int summed_ = 0;
   double last_loss_ = 0, last_policy_loss_ = 0, last_value_loss_ = 0;
 };

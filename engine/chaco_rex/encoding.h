@@ -61,7 +61,7 @@ struct InputEncoding<chaco_rex::ChacoRexGame>
     const int us = p.side_to_move;
     const float repeated = repetition_count >= 2 ? 1.0f : 0.0f;
     for (int cell = 0; cell < chaco_rex::kNumCells; ++cell) {
-      const int offset = CellOffset(p, cell);
+      const int offset = CellOffset(us, cell);
       planes[kRealCells * kHeight * kWidth + offset] = 1.0f;
       planes[kRepetition * kHeight * kWidth + offset] = repeated;
       const uint8_t piece = p.board[cell];
@@ -70,7 +70,19 @@ struct InputEncoding<chaco_rex::ChacoRexGame>
       planes[(base + chaco_rex::PieceTypeOf(piece) - 1) * kHeight * kWidth + offset] = 1.0f;
     }
     if (p.en_passant_cell >= 0) {
-      planes[kEnPassant * kHeight * kWidth + CellOffset(p, p.en_passant_cell)] = 1.0f;
+      planes[kEnPassant * kHeight * kWidth + CellOffset(us, p.en_passant_cell)] = 1.0f;
+    }
+  }
+
+  // Writes cells[kHeight * kWidth] (engine/input_encoding.h Occupancy): each hexagon's occupant
+  // seen by `view`, in view's frame.
+  VZ_HD static void Occupancy(const Position& p, Color view, uint8_t* cells) {
+    for (int i = 0; i < kHeight * kWidth; ++i) cells[i] = kEmptyCell;
+    for (int cell = 0; cell < chaco_rex::kNumCells; ++cell) {
+      const uint8_t piece = p.board[cell];
+      if (!piece) continue;
+      cells[CellOffset(int(view), cell)] =
+          chaco_rex::PieceColorOf(piece) == int(view) ? kViewersPiece : kOpponentsPiece;
     }
   }
 
@@ -112,10 +124,10 @@ struct InputEncoding<chaco_rex::ChacoRexGame>
   }
 
  private:
-  // Offset row * kWidth + column of `cell` in the side to move's frame.
-  VZ_HD static int CellOffset(const Position& p, int cell) {
+  // The grid offset row * kWidth + column of `cell` in the frame of `side` (0 White, 1 Black).
+  VZ_HD static int CellOffset(int side, int cell) {
     const chaco_rex::Geometry& g = chaco_rex::CellGeometry();
-    const int y = p.side_to_move ? 10 - g.y[cell] : g.y[cell];
+    const int y = side ? 10 - g.y[cell] : g.y[cell];
     return (y - 1) * kWidth + g.x[cell];
   }
   VZ_HD static int MirrorCell(int cell) {

@@ -77,6 +77,18 @@ struct InputEncoding<chad::ChadGame> : EncodingConstants<chad::ChadGame, kChadEn
     }
   }
 
+  // Writes cells[kHeight * kWidth] (engine/input_encoding.h Occupancy): each square's occupant
+  // seen by `view`, in view's frame (Black's turned half a turn, as Encode's).
+  VZ_HD static void Occupancy(const Position& p, Color view, uint8_t* cells) {
+    for (int i = 0; i < kHeight * kWidth; ++i) cells[i] = kEmptyCell;
+    const bool black = view == Color::kBlack;
+    for (int color = 0; color < 2; ++color) {
+      const uint8_t value = color == int(view) ? kViewersPiece : kOpponentsPiece;
+      chad::ForEachSquare(p.pieces[color],
+                          [&](int s) { cells[black ? chad::kNumSquares - 1 - s : s] = value; });
+    }
+  }
+
   // Policy index of legal move `m` of `p` (already in the side to move's frame).
   VZ_HD static int PolicyIndex(const Position& p, Move m) { return chad::ActionIndex(p, m); }
 

@@ -74,6 +74,20 @@ struct InputEncoding<cuarenta::CuarentaGame>
     }
   }
 
+  // Writes cells[kHeight * kWidth] (engine/input_encoding.h Occupancy): each square's occupant
+  // seen by `view`, in view's frame (Black's rotated, as Encode's).
+  VZ_HD static void Occupancy(const Position& p, Color view, uint8_t* cells) {
+    for (int i = 0; i < kHeight * kWidth; ++i) cells[i] = kEmptyCell;
+    const int us = int(view);
+    for (int square = 0; square < cuarenta::kNumSquares; ++square) {
+      const uint8_t piece = p.board[square];
+      if (!piece) continue;
+      const int seen = us ? cuarenta::Rotate(square) : square;
+      cells[cuarenta::RankOf(seen) * kWidth + cuarenta::FileOf(seen)] =
+          cuarenta::PieceColor(piece) == us ? kViewersPiece : kOpponentsPiece;
+    }
+  }
+
   // Policy index of legal move `m` of `p` (already in the side to move's frame).
   VZ_HD static int PolicyIndex(const Position& p, Move m) { return cuarenta::ActionIndex(p, m); }
 

@@ -68,6 +68,20 @@ struct InputEncoding<draughts::DraughtsGame>
     Fill(planes, kRepetition, repetition_count >= 2 ? 1.0f : 0.0f);
   }
 
+  // Writes cells[kHeight * kWidth] (engine/input_encoding.h Occupancy): each square's occupant
+  // seen by `view`, in view's frame (Black's turned half a turn, as Encode's).
+  VZ_HD static void Occupancy(const Position& p, Color view, uint8_t* cells) {
+    for (int i = 0; i < kHeight * kWidth; ++i) cells[i] = kEmptyCell;
+    const bool black = view == Color::kBlack;
+    const uint32_t viewers = black ? p.black : p.white;
+    for (uint32_t b = p.white | p.black; b; b &= b - 1) {
+      const int s = draughts::LowestBit(b);
+      const int seen = black ? 31 - s : s;
+      cells[draughts::RowOf(seen) * kWidth + draughts::ColumnOf(seen)] =
+          ((viewers >> s) & 1) ? kViewersPiece : kOpponentsPiece;
+    }
+  }
+
   // Policy index of legal move `m` of `p` in the side to move's frame, in [0, 1024).
   VZ_HD static int PolicyIndex(const Position& p, Move m) { return draughts::ActionIndex(p, m); }
 

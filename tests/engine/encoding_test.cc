@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "engine/encodings.h"
 #include "engine/games.h"
+#include "engine/piece_types.h"
 #include "tests/engine/game_types.h"
 #include "tests/test_util.h"
 
@@ -72,6 +74,12 @@ struct EncodingCases<chaco_rex::ChacoRexGame> {
   using G = chaco_rex::ChacoRexGame;
   using E = InputEncoding<G>;
   static constexpr bool kHasColourSwap = false;
+  // The opponent's piece planes start here (the own pieces' are the planes before).
+  static constexpr int kTheirPieces = E::kTheirPawns;
+  static G::Position WithSideToMove(G::Position p, Color side) {
+    p.side_to_move = uint8_t(side);
+    return p;
+  }
 
   static std::vector<PlaneCase> Planes() {
     using namespace chaco_rex;
@@ -127,6 +135,11 @@ struct EncodingCases<chad::ChadGame> {
   using G = chad::ChadGame;
   using E = InputEncoding<G>;
   static constexpr bool kHasColourSwap = false;
+  static constexpr int kTheirPieces = E::kTheirRooks;
+  static G::Position WithSideToMove(G::Position p, Color side) {
+    p.side = side;
+    return p;
+  }
 
   static std::vector<PlaneCase> Planes() {
     std::vector<PlaneCase> cases;
@@ -189,6 +202,11 @@ struct EncodingCases<cuarenta::CuarentaGame> {
   using G = cuarenta::CuarentaGame;
   using E = InputEncoding<G>;
   static constexpr bool kHasColourSwap = false;
+  static constexpr int kTheirPieces = E::kTheirKing;
+  static G::Position WithSideToMove(G::Position p, Color side) {
+    p.side_to_move = uint8_t(side);
+    return p;
+  }
 
   static std::vector<PlaneCase> Planes() {
     using namespace cuarenta;
@@ -230,6 +248,11 @@ struct EncodingCases<draughts::DraughtsGame> {
   using G = draughts::DraughtsGame;
   using E = InputEncoding<G>;
   static constexpr bool kHasColourSwap = true;
+  static constexpr int kTheirPieces = E::kTheirMen;
+  static G::Position WithSideToMove(G::Position p, Color side) {
+    p.side_to_move = side;
+    return p;
+  }
 
   static std::vector<PlaneCase> Planes() {
     // Square 1 = a man on h1 (row 0, column 7); K9 on h3; 32 on a8; K21 on g6.
@@ -354,6 +377,44 @@ TYPED_TEST(EncodingTest, ColourSwappedPositionsLookTheSameAndKeepTheirPolicyIndi
         ASSERT_EQ(a, b);
       });
   EXPECT_GT(checked, 500);
+}
+
+// Occupancy (the ownership head's target) seen by either side is the piece planes of Encode with
+// that side to move: a cell holds the viewer's piece where an own-piece plane is 1, the
+// opponent's where one of theirs is, and nothing elsewhere (off-board grid points included).
+TYPED_TEST(EncodingTest, OccupancyIsThePiecePlanesSeenByEitherSide) {
+  using G = TypeParam;
+  using E = InputEncoding<G>;
+  using Cases = EncodingCases<G>;
+  constexpr int kArea = E::kHeight * E::kWidth;
+  const int checked = testing::ForRandomPositions<G>(4, 60, 17, [](const auto& p, const auto&) {
+    for (const Color view : {Color::kWhite, Color::kBlack}) {
+      const std::vector<float> planes = EncodePlanes<E>(Cases::WithSideToMove(p, view));
+      std::vector<uint8_t> cells(kArea, 99);
+      E::Occupancy(p, view, cells.data());
+      int pieces = 0;
+      for (int cell = 0; cell < kArea; ++cell) {
+        bool own = false, theirs = false;
+        for (int plane = 0; plane < 2 * Cases::kTheirPieces; ++plane) {
+          const bool set = planes[size_t(plane * kArea + cell)] != 0.0f;
+          (plane < Cases::kTheirPieces ? own : theirs) |= set;
+        }
+        const uint8_t expected = own ? kViewersPiece : theirs ? kOpponentsPiece : kEmptyCell;
+        ASSERT_EQ(int(cells[size_t(cell)]), int(expected))
+            << G::FormatPosition(p) << " view " << int(view) << " cell " << cell;
+        pieces += cells[size_t(cell)] != kEmptyCell;
+      }
+      int counts[PieceTypes<G>::kNumTypes];
+      int total = 0;
+      for (const Color side : {Color::kWhite, Color::kBlack}) {
+        PieceTypes<G>::Count(p, side, counts);
+        for (int count : counts) total += count;
+      }
+      const int kings = std::is_same_v<G, draughts::DraughtsGame> ? 0 : 2;  // not counted there
+      ASSERT_EQ(pieces, total + kings) << G::FormatPosition(p);
+    }
+  });
+  EXPECT_GT(checked, 100);
 }
 
 TYPED_TEST(EncodingTest, PlanesOfHandPlacedPositions) {

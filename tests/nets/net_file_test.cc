@@ -168,10 +168,11 @@ TEST(NetFileTest, MissingMisShapedAndUnexpectedTensorsAreRejectedOnLoad) {
 }
 
 TEST(NetFileTest, PresetsAreNamed) {
-  EXPECT_EQ(ErrorOf([&] { PresetArchitectureFor<Draughts>("huge"); }),
-            "net preset 'huge': unknown tower 'huge' (a preset is tiny, small, medium, large or "
-            "bNcM, then any of -se, -fc, -vpool, -gpool, -mat; e.g. tiny, small, medium, large, "
-            "tiny-fc, small-fc, medium-fc, large-fc, b6c32-gpool-vpool)");
+  EXPECT_EQ(
+      ErrorOf([&] { PresetArchitectureFor<Draughts>("huge"); }),
+      "net preset 'huge': unknown tower 'huge' (a preset is tiny, small, medium, large or "
+      "bNcM, then any of -se, -fc, -vpool, -gpool, -mat, -own; e.g. tiny, small, medium, large, "
+      "tiny-fc, small-fc, medium-fc, large-fc, b6c32-gpool-vpool)");
   EXPECT_EQ(ErrorOf([&] { FreshNetForVariant("go", "tiny", 1); }),
             "unknown variant 'go' (known: chaco-rex, chad, cuarenta, portuguese-draughts)");
 }

@@ -179,9 +179,9 @@ TEST(PolicyHeadTest, BadHeadFieldsAreRejectedWithOneLine) {
   EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(message), "b.vznet"); }),
             "net file b.vznet: a conv policy head in a format version 1 file");
   message = MessageOf(conv);
-  message.set_format_version(5);
+  message.set_format_version(6);
   EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(message), "b.vznet"); }),
-            "net file b.vznet: format version 5, this vzero reads versions 1 to 4");
+            "net file b.vznet: format version 6, this vzero reads versions 1 to 5");
   message = MessageOf(conv);
   message.mutable_architecture()->set_policy_map(7, 113 * 64);
   EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(message), "b.vznet"); }),

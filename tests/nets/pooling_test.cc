@@ -59,7 +59,7 @@ TEST(PoolingTest, PresetNamesAreATowerAndOptions) {
 
   const std::string grammar =
       " (a preset is tiny, small, medium, large or bNcM, then any of -se, -fc, -vpool, -gpool, "
-      "-mat; "
+      "-mat, -own; "
       "e.g. tiny, small, medium, large, tiny-fc, small-fc, medium-fc, large-fc, "
       "b6c32-gpool-vpool)";
   EXPECT_EQ(ErrorOf([] { CheckPresetName("huge"); }),
@@ -290,6 +290,63 @@ TEST(PoolingTest, TheMaterialHeadHasOneOutputPerPieceType) {
               Trainer t(ParseNetFile(FrameNetMessage(bad), "m.vznet"), {});
             }).find("tensor 'material_fc.weight' has shape [5, 32], the architecture needs"),
             std::string::npos);
+}
+
+// The ownership head (option -own): a 1x1 convolution of the tower to kOccupancyClasses logits
+// per grid cell, with any value head; it makes the net file format version 5, and a net plays
+// the same with or without it (play never reads it).
+TEST(PoolingTest, TheOwnershipHeadIsAConvolutionToTheOccupancyClasses) {
+  const NetArchitecture a = PresetArchitectureFor<ChacoRex>("small-own");
+  EXPECT_TRUE(a.ownership);
+  EXPECT_FALSE(PresetArchitectureFor<ChacoRex>("small").ownership);
+  EXPECT_EQ(DescribeArchitecture(PresetArchitectureFor<ChacoRex>("tiny-gpool-vpool-mat-own")),
+            "1x16 gpool 4/1, policy conv 16/321, value pool 16/32, material 5, ownership, input "
+            "15x9x19, 7285 actions");
+  EXPECT_NE(ErrorOf([] { CheckPresetName("tiny-own-own"); }).find("given twice"),
+            std::string::npos);
+
+  const NetFile net = FreshNetForGame<ChacoRex>("tiny-own", 4);
+  EXPECT_EQ(TensorOf(net, "ownership.weight").shape, (std::vector<int64_t>{3, 16, 1, 1}));
+  EXPECT_EQ(TensorOf(net, "ownership.bias").shape, (std::vector<int64_t>{3}));
+  const std::string bytes = SerializeNetFile(net);
+  const NetFile back = ParseNetFile(bytes, "o.vznet");
+  EXPECT_EQ(back.format_version, 5);
+  EXPECT_EQ(back.architecture, net.architecture);
+  proto::Net message;
+  ASSERT_TRUE(message.ParseFromString(bytes.substr(24)));
+  EXPECT_TRUE(message.architecture().ownership());
+  proto::Net old = message;
+  old.set_format_version(4);
+  EXPECT_EQ(ErrorOf([&] { ParseNetFile(FrameNetMessage(old), "o.vznet"); }),
+            "net file o.vznet: an ownership head in a format version 4 file");
+  // Without the head's tensors the file is refused; the same tensors without the flag too.
+  NetFile tensorless = back;
+  std::erase_if(tensorless.tensors,
+                [](const NetTensor& t) { return t.name.rfind("ownership.", 0) == 0; });
+  EXPECT_NE(ErrorOf([&] { Trainer t(tensorless, {}); }).find("ownership.weight"),
+            std::string::npos);
+  proto::Net flagless = message;
+  flagless.mutable_architecture()->set_ownership(false);
+  EXPECT_NE(ErrorOf([&] {
+              Trainer t(ParseNetFile(FrameNetMessage(flagless), "o.vznet"), {});
+            }).find("ownership"),
+            std::string::npos);
+
+  // The policy and value of a net with the head are those of the same tensors without it.
+  NetFile headless = net;
+  headless.architecture.ownership = false;
+  headless.architecture.preset = "tiny";
+  std::erase_if(headless.tensors,
+                [](const NetTensor& t) { return t.name.rfind("ownership.", 0) == 0; });
+  const std::vector<float> planes =
+      vz::testing::EncodePlanes<InputEncoding<ChacoRex>>(ChacoRex::InitialPosition());
+  NetRunner with(net, "o.vznet", "cpu", "fp32"), without(headless, "p.vznet", "cpu", "fp32");
+  std::vector<float> policy_a(ChacoRex::kNumActions), policy_b(ChacoRex::kNumActions), wdl_a(3),
+      wdl_b(3);
+  with.RunAll(planes.data(), 1, policy_a.data(), wdl_a.data());
+  without.RunAll(planes.data(), 1, policy_b.data(), wdl_b.data());
+  EXPECT_EQ(policy_a, policy_b);
+  EXPECT_EQ(wdl_a, wdl_b);
 }
 
 }  // namespace

@@ -218,6 +218,9 @@ TEST(AugmentTest, ChadDiagonalReflectionMovesPlanesAndPolicy) {
   using G = chad::ChadGame;
   using E = InputEncoding<G>;
   TrainingBatch set = FixedSet<G>(2, 5);
+  // Ownership targets, distinct per cell: they move with the planes.
+  set.ownership.resize(2 * 144);
+  for (size_t k = 0; k < set.ownership.size(); ++k) set.ownership[k] = uint8_t(k % 251);
   const TrainingBatch original = set;
   ApplySymmetry<G>(set, 0, 1);
   // Own king on d4 = (3, 3) stays; a piece at (row r, column c) moves to (c, r).
@@ -229,6 +232,13 @@ TEST(AugmentTest, ChadDiagonalReflectionMovesPlanesAndPolicy) {
       }
     }
   }
+  for (int r = 0; r < 12; ++r) {
+    for (int c = 0; c < 12; ++c) {
+      ASSERT_EQ(set.ownership[size_t(c * 12 + r)], original.ownership[size_t(r * 12 + c)]);
+    }
+  }
+  EXPECT_TRUE(std::equal(set.ownership.begin() + 144, set.ownership.end(),
+                         original.ownership.begin() + 144));  // sample 1 untouched
   float moved = 0;
   for (int a = 0; a < E::kNumActions; ++a) {
     if (original.policy[size_t(a)] > 0) {
@@ -240,6 +250,7 @@ TEST(AugmentTest, ChadDiagonalReflectionMovesPlanesAndPolicy) {
   EXPECT_EQ(set.planes, original.planes);
   EXPECT_EQ(set.policy, original.policy);
   EXPECT_EQ(set.legal, original.legal);
+  EXPECT_EQ(set.ownership, original.ownership);
   // Draughts has no symmetry: augmentation leaves the batch alone.
   TrainingBatch draughts_set = FixedSet<draughts::DraughtsGame>(2, 6);
   const TrainingBatch draughts_copy = draughts_set;
@@ -384,6 +395,70 @@ TEST(TrainerTest, TheMaterialHeadLearnsItsTargetsWithItsWeight) {
   options.material_weight = -1;
   EXPECT_EQ(ErrorOf([&] { Trainer refused(net, options); }),
             "material loss weight -1 must be a finite number >= 0");
+}
+
+// The ownership head (TrainerOptions::ownership_weight, nets/net_architecture.h): with a weight
+// it learns arbitrary per-cell classes of a small fixed set (the head must fit them), its loss is
+// reported and counted in the total, and at the start it is about log 3 (a fresh head's three
+// logits are near equal); only the board's own cells count (a class off the board changes
+// nothing); with weight 0 its weights never move; a batch without targets trains nothing of it;
+// targets of the wrong size or class are refused with one line.
+TEST(TrainerTest, TheOwnershipHeadLearnsEachCellsOccupant) {
+  using G = chaco_rex::ChacoRexGame;  // a board that is not its grid: 85 of 171 cells
+  using E = InputEncoding<G>;
+  constexpr int kArea = E::kHeight * E::kWidth;
+  TrainingBatch set = FixedSet<G>(16, 1);
+  std::mt19937 random{5};
+  set.ownership.resize(size_t(16) * kArea);
+  for (uint8_t& target : set.ownership) target = uint8_t(random() % kOccupancyClasses);
+  const NetFile net = FreshNetForGame<G>("tiny-own", 1);
+  EXPECT_NE(net.Find("ownership.weight"), nullptr);
+
+  TrainerOptions options = OverfitOptions();
+  options.ownership_weight = 1.0;
+  Trainer trainer(net, options);
+  const TrainMetrics first = trainer.Evaluate(set);
+  EXPECT_NEAR(first.ownership_loss, std::log(3.0), 0.3);
+  EXPECT_NEAR(first.loss, first.policy_loss + first.value_loss + first.ownership_loss, 1e-4);
+  // Off-board cells (grid point 0 of Chaco Rex's 9x19 grid, a1, is no hexagon) are not counted.
+  TrainingBatch off_board = set;
+  for (int i = 0; i < 16; ++i) {
+    uint8_t& target = off_board.ownership[size_t(i) * kArea];
+    target = uint8_t((target + 1) % kOccupancyClasses);
+  }
+  EXPECT_EQ(trainer.Evaluate(off_board).ownership_loss, first.ownership_loss);
+  for (int step = 0; step < 300; ++step) trainer.Step(set);
+  const TrainMetrics after = trainer.Evaluate(set);
+  EXPECT_LT(after.ownership_loss, 0.5 * first.ownership_loss);
+
+  options.ownership_weight = 0;
+  options.weight_decay = 0;
+  Trainer unweighted(net, options);
+  for (int step = 0; step < 5; ++step) EXPECT_GT(unweighted.Step(set).ownership_loss, 0.0);
+  EXPECT_EQ(unweighted.ExportNet().Find("ownership.weight")->data,
+            net.Find("ownership.weight")->data);
+
+  TrainingBatch plain = set;
+  plain.ownership.clear();
+  EXPECT_EQ(trainer.Evaluate(plain).ownership_loss, 0.0);
+  const std::vector<float> head = trainer.ExportNet().Find("ownership.weight")->data;
+  trainer.Step(plain);
+  EXPECT_EQ(trainer.ExportNet().Find("ownership.weight")->data, head);
+  Trainer headless(FreshNetForGame<G>("tiny", 1), options);
+  EXPECT_EQ(headless.Step(set).ownership_loss, 0.0);
+
+  TrainingBatch bad = set;
+  bad.ownership.pop_back();
+  EXPECT_EQ(ErrorOf([&] { trainer.Step(bad); }),
+            "training batch of 16: ownership has 2735 values, expected 2736 (171 cells)");
+  bad = set;
+  bad.ownership[kArea + 7] = 3;
+  EXPECT_EQ(ErrorOf([&] { trainer.Step(bad); }),
+            "training batch: ownership target of cell 7 of sample 1 is 3, not a class below 3");
+  options.ownership_weight = NAN;
+  EXPECT_EQ(ErrorOf([&] { Trainer refused(net, options); }),
+            "ownership loss weight nan must be a finite number >= 0");
+  EXPECT_EQ(trainer.step(), 301);
 }
 
 // bf16 mixed precision (TrainerOptions::precision) runs LibTorch's autocast on the CPU here, the

@@ -52,7 +52,9 @@ proto::GameRecord RandomGame(uint64_t seed) {
 
 template <Game G>
 ReplayWindow<G> WindowOfRandomGames(int games) {
-  ReplayWindow<G> window(games);
+  // With ownership targets, which the augmentation moves with the planes.
+  ReplayWindow<G> window(WindowSize{games, 0}, ReplayTargets(AdjudicatedValue::kResult, 0, 0,
+                                                             /*ownership_targets=*/true));
   for (int g = 0; g < games; ++g) window.AddGame(RandomGame<G>(uint64_t(g) + 11), "random game");
   return window;
 }
@@ -69,7 +71,7 @@ struct CountingRandom {
 
 bool SameBatch(const nets::TrainingBatch& a, const nets::TrainingBatch& b) {
   return a.size == b.size && a.planes == b.planes && a.policy == b.policy && a.wdl == b.wdl &&
-         a.legal == b.legal && a.material == b.material;
+         a.legal == b.legal && a.material == b.material && a.ownership == b.ownership;
 }
 
 template <class G>

@@ -39,7 +39,8 @@ struct ExpectedRow {
   std::vector<float> policy;
   std::vector<float> wdl;
   std::vector<uint8_t> legal;
-  std::vector<float> material;  // the material target's piece-count differences, mover's view
+  std::vector<float> material;     // the material target's piece-count differences, mover's view
+  std::vector<uint8_t> ownership;  // the last position's occupancy, mover's view and frame
 };
 
 // A record of a pseudo-random game (SplitMix64 from `seed`) of at most `max_plies` plies from
@@ -122,6 +123,8 @@ proto::GameRecord RandomRecord(uint64_t seed, int max_plies, int opening_plies,
                                : positions.size() - 1;
       PieceCountDifference<G>(positions[target_ply], G::SideToMove(p.position), final_counts);
       row.material.assign(std::begin(final_counts), std::end(final_counts));
+      row.ownership.assign(size_t(E::kHeight * E::kWidth), 99);
+      E::Occupancy(positions.back(), G::SideToMove(p.position), row.ownership.data());
       rows->push_back(std::move(row));
     }
   }
@@ -140,6 +143,11 @@ ExpectedRow RowOf(const nets::TrainingBatch& batch, int i) {
   constexpr size_t kTypes = PieceTypes<G>::kNumTypes;
   row.material.assign(batch.material.begin() + i * kTypes,
                       batch.material.begin() + (i + 1) * kTypes);
+  constexpr size_t kArea = ReplayWindow<G>::kArea;
+  if (!batch.ownership.empty()) {  // a window with ownership targets
+    row.ownership.assign(batch.ownership.begin() + i * kArea,
+                         batch.ownership.begin() + (i + 1) * kArea);
+  }
   return row;
 }
 
@@ -152,6 +160,9 @@ void ExpectRowsEqual(const ExpectedRow& actual, const ExpectedRow& expected) {
   EXPECT_EQ(actual.wdl, expected.wdl);
   EXPECT_EQ(actual.legal, expected.legal);
   EXPECT_EQ(actual.material, expected.material);
+  if (!actual.ownership.empty()) {
+    EXPECT_EQ(actual.ownership, expected.ownership);
+  }
 }
 
 // A `random` for Sample that returns the given draws in turn.
@@ -273,6 +284,45 @@ TYPED_TEST(ReplayWindowTest, MaterialTargetLooksTheHorizonAhead) {
     window.SampleCompact(int(n), draws, compact);
     EXPECT_EQ(compact.material, batch.material);
     for (size_t i = 0; i < n; ++i) ExpectRowsEqual(RowOf<G>(batch, int(i)), rows[i]);
+  }
+}
+
+// With ownership targets (a trainer that reads them), every sampled position's target is its
+// game's last position seen by the position's side to move, in Sample and SampleCompact alike;
+// without, the batches carry none.
+TYPED_TEST(ReplayWindowTest, OwnershipTargetIsTheLastPositionSeenByTheMover) {
+  using G = TypeParam;
+  for (const bool ownership : {true, false}) {
+    ReplayWindow<G> window(WindowSize{10, 0},
+                           ReplayTargets(AdjudicatedValue::kResult, 0, 0, ownership));
+    std::vector<ExpectedRow> rows;
+    for (int g = 0; g < 3; ++g) window.AddGame(RandomRecord<G>(41 + g, 80, 2, &rows), "game");
+    ASSERT_EQ(window.num_positions(), int64_t(rows.size()));
+    const uint64_t n = uint64_t(rows.size());
+    FixedDraws draws;  // every position in turn
+    for (uint64_t i = 0; i < n; ++i) {
+      draws.draws.push_back(uint64_t(((static_cast<unsigned __int128>(i) << 64) + n - 1) / n));
+    }
+    nets::TrainingBatch batch;
+    window.Sample(int(n), draws, batch);
+    nets::CompactBatch compact;
+    draws.next = 0;
+    window.SampleCompact(int(n), draws, compact);
+    EXPECT_EQ(compact.ownership, batch.ownership);
+    if (!ownership) {
+      EXPECT_TRUE(batch.ownership.empty());
+      continue;
+    }
+    ASSERT_EQ(batch.ownership.size(), n * size_t(ReplayWindow<G>::kArea));
+    int viewers = 0, opponents = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const ExpectedRow row = RowOf<G>(batch, int(i));
+      ASSERT_EQ(row.ownership, rows[i].ownership) << "position " << i;
+      viewers += int(std::count(row.ownership.begin(), row.ownership.end(), kViewersPiece));
+      opponents += int(std::count(row.ownership.begin(), row.ownership.end(), kOpponentsPiece));
+    }
+    EXPECT_GT(viewers, 0);
+    EXPECT_GT(opponents, 0);
   }
 }
 
@@ -543,17 +593,22 @@ TEST(ReplayWindowTest, AdjudicatedGamesCanTeachTheSearchValue) {
                        "replay.adjudicated_value_target: 'soft'"));
   config.set_adjudicated_value_target("result");
   config.set_value_target_search_weight(0.5f);
-  EXPECT_EQ(ReplayTargetsOf(config).search_weight, 0.5f);
-  EXPECT_EQ(ReplayTargetsOf(config).material_horizon_plies, 0);
-  config.set_material_horizon_plies(8);
-  EXPECT_EQ(ReplayTargetsOf(config).material_horizon_plies, 8);
-  config.set_material_horizon_plies(100001);
+  proto::TrainConfig train;
+  *train.mutable_replay() = config;
+  EXPECT_EQ(ReplayTargetsOf(train).search_weight, 0.5f);
+  EXPECT_FALSE(ReplayTargetsOf(train).ownership);
+  train.mutable_optimizer()->set_ownership_loss_weight(0.5f);
+  EXPECT_TRUE(ReplayTargetsOf(train).ownership);
+  EXPECT_EQ(ReplayTargetsOf(train).material_horizon_plies, 0);
+  train.mutable_replay()->set_material_horizon_plies(8);
+  EXPECT_EQ(ReplayTargetsOf(train).material_horizon_plies, 8);
+  train.mutable_replay()->set_material_horizon_plies(100001);
   EXPECT_TRUE(
-      Contains(ErrorOf([&] { ReplayTargetsOf(config); }), "replay.material_horizon_plies: 100001"));
-  config.set_material_horizon_plies(0);
-  config.set_value_target_search_weight(1.5f);
-  EXPECT_TRUE(Contains(ErrorOf([&] { ReplayTargetsOf(config); }),
-                       "replay.value_target_search_weight: 1.5"));
+      Contains(ErrorOf([&] { ReplayTargetsOf(train); }), "replay.material_horizon_plies: 100001"));
+  train.mutable_replay()->set_material_horizon_plies(0);
+  train.mutable_replay()->set_value_target_search_weight(1.5f);
+  EXPECT_TRUE(
+      Contains(ErrorOf([&] { ReplayTargetsOf(train); }), "replay.value_target_search_weight: 1.5"));
 }
 
 // KataGo's window c (1 + beta ((N / c)^alpha - 1) / alpha): c until N passes c, slope beta there,
@@ -668,6 +723,7 @@ TYPED_TEST(ReplayWindowTest, CompactSamplesHoldTheDenseSamples) {
   EXPECT_EQ(compact.symmetries, std::vector<int32_t>(kSize, 0));
   EXPECT_EQ(compact.wdl, dense.wdl);
   EXPECT_EQ(compact.material, dense.material);
+  EXPECT_EQ(compact.ownership, dense.ownership);
   std::vector<float> planes(E::kSize);
   for (int i = 0; i < kSize; ++i) {
     typename G::Position position;
@@ -691,11 +747,12 @@ TYPED_TEST(ReplayWindowTest, CompactSamplesHoldTheDenseSamples) {
 #if VZ_HAVE_TORCH  // the trainer (LibTorch); the sanitizer builds are engine-only
 // Compact samples (SampleCompact + AugmentCompact), expanded by the trainer with the game's
 // codec, are the dense batch of Sample + AugmentBatch for the same draws: the same losses and
-// accuracies in Evaluate (a fresh net reacts to every plane, target and legal-mask value), and
-// the same update in Step. The codec here is the CPU twin's; on a GPU the kernels equal it.
+// accuracies in Evaluate (a fresh net reacts to every plane, target and legal-mask value, and its
+// ownership head to every cell's target, which the symmetry moves with the planes), and the same
+// update in Step. The codec here is the CPU twin's; on a GPU the kernels equal it.
 TYPED_TEST(ReplayWindowTest, CompactSamplesExpandToTheDenseBatch) {
   using G = TypeParam;
-  ReplayWindow<G> window(10);
+  ReplayWindow<G> window(WindowSize{10, 0}, ReplayTargets(AdjudicatedValue::kResult, 0, 0, true));
   for (int g = 0; g < 4; ++g) window.AddGame(RandomRecord<G>(11 + g, 40, 2), "game");
   constexpr int kSize = 32;
   uint64_t dense_state = 5, compact_state = 5;
@@ -714,15 +771,18 @@ TYPED_TEST(ReplayWindowTest, CompactSamplesExpandToTheDenseBatch) {
   }
 
   nets::SetCpuThreads(1);
-  const nets::NetFile net = nets::FreshNetForGame<G>("tiny", 3);
+  const nets::NetFile net = nets::FreshNetForGame<G>("tiny-own", 3);
   nets::TrainerOptions options;
   options.learning_rate = 0.05;
+  options.ownership_weight = 0.5;
   nets::Trainer from_dense(net, options), from_compact(net, options);
   from_compact.set_sample_codec(nets::MakeSampleCodec<G>(/*cuda=*/false));
   const auto expect_same = [](const nets::TrainMetrics& a, const nets::TrainMetrics& b) {
     EXPECT_NEAR(a.loss, b.loss, 1e-5 * (1 + std::fabs(a.loss)));
     EXPECT_NEAR(a.policy_loss, b.policy_loss, 1e-5 * (1 + std::fabs(a.policy_loss)));
     EXPECT_NEAR(a.value_loss, b.value_loss, 1e-5);
+    EXPECT_GT(a.ownership_loss, 0.0);
+    EXPECT_NEAR(a.ownership_loss, b.ownership_loss, 1e-6);
     EXPECT_EQ(a.policy_accuracy, b.policy_accuracy);
     EXPECT_EQ(a.value_accuracy, b.value_accuracy);
   };
@@ -737,6 +797,13 @@ TYPED_TEST(ReplayWindowTest, CompactSamplesExpandToTheDenseBatch) {
   bad = compact;
   bad.target_indices.back() = G::kNumActions;
   EXPECT_NE(ErrorOf([&] { from_compact.Step(bad); }).find("policy index"), std::string::npos);
+  bad = compact;
+  bad.ownership[5] = kOccupancyClasses;
+  EXPECT_NE(ErrorOf([&] { from_compact.Step(bad); }).find("ownership target of cell 5 of sample 0"),
+            std::string::npos);
+  bad = compact;
+  bad.ownership.pop_back();
+  EXPECT_NE(ErrorOf([&] { from_compact.Step(bad); }).find("ownership has"), std::string::npos);
   bad = compact;
   bad.positions.pop_back();
   EXPECT_NE(ErrorOf([&] { from_compact.Step(bad); }).find("positions"), std::string::npos);

@@ -192,6 +192,8 @@ TEST(TrainConfigTest, ValidationNamesTheKeyAndRange) {
       {"optimizer.momentum=1", "config key optimizer.momentum"},
       {"optimizer.material_loss_weight=-0.5", "config key optimizer.material_loss_weight"},
       {"optimizer.material_loss_weight=11", "config key optimizer.material_loss_weight"},
+      {"optimizer.ownership_loss_weight=-1", "config key optimizer.ownership_loss_weight"},
+      {"optimizer.ownership_loss_weight=10.5", "config key optimizer.ownership_loss_weight"},
       {"optimizer.batch_size=0", "config key optimizer.batch_size"},
       {"optimizer.checkpoint_every_steps=0", "config key optimizer.checkpoint_every_steps"},
       {"gating.games=21", "config key gating.games: 21 is odd"},
@@ -357,7 +359,8 @@ TEST(TrainConfigTest, HashIgnoresStopAndDevicesAndFollowsEverythingElse) {
        {"seed=2", "net.preset=small", "selfplay.simulations=17", "selfplay.temperature=0.5",
         "replay.window_base_positions=20001", "replay.adjudicated_value_target=search",
         "replay.value_target_search_weight=0.25", "replay.material_horizon_plies=8",
-        "warm_start.games=601", "evaluation.leaf_quiescence=false", "selfplay.leaf_quiescence=true",
+        "optimizer.ownership_loss_weight=0.5", "warm_start.games=601",
+        "evaluation.leaf_quiescence=false", "selfplay.leaf_quiescence=true",
         "selfplay.forced_moves_unsearched=false", "selfplay.gumbel_c_scale=1",
         "optimizer.augment=false", "gating.mode=threshold", "evaluation.games=22",
         "strength.games=2", "variant=chad"}) {
