@@ -172,6 +172,21 @@ struct FixedDraws {
   uint64_t operator()() { return draws[next++ % draws.size()]; }
 };
 
+// Every position of `window` in turn, sampled into `batch` and into `compact` (the draw that
+// picks position i of n: Draw is floor(draw * n / 2^64)).
+template <Game G>
+void SampleEveryPosition(const ReplayWindow<G>& window, nets::TrainingBatch& batch,
+                         nets::CompactBatch& compact) {
+  const uint64_t n = uint64_t(window.num_positions());
+  FixedDraws draws;
+  for (uint64_t i = 0; i < n; ++i) {
+    draws.draws.push_back(uint64_t(((static_cast<unsigned __int128>(i) << 64) + n - 1) / n));
+  }
+  window.Sample(int(n), draws, batch);
+  draws.next = 0;
+  window.SampleCompact(int(n), draws, compact);
+}
+
 template <class G>
 class ReplayWindowTest : public ::testing::Test {};
 TYPED_TEST_SUITE(ReplayWindowTest, testing::AllGameTypes, testing::GameNames);
@@ -271,19 +286,11 @@ TYPED_TEST(ReplayWindowTest, MaterialTargetLooksTheHorizonAhead) {
     } else {
       EXPECT_EQ(differ, 0) << "a horizon beyond the game's end is its last position";
     }
-    // Draws that pick every position in turn (Draw: floor(draw * n / 2^64)).
-    const uint64_t n = uint64_t(rows.size());
-    FixedDraws draws;
-    for (uint64_t i = 0; i < n; ++i) {
-      draws.draws.push_back(uint64_t(((static_cast<unsigned __int128>(i) << 64) + n - 1) / n));
-    }
     nets::TrainingBatch batch;
-    window.Sample(int(n), draws, batch);
     nets::CompactBatch compact;
-    draws.next = 0;
-    window.SampleCompact(int(n), draws, compact);
+    SampleEveryPosition(window, batch, compact);
     EXPECT_EQ(compact.material, batch.material);
-    for (size_t i = 0; i < n; ++i) ExpectRowsEqual(RowOf<G>(batch, int(i)), rows[i]);
+    for (size_t i = 0; i < rows.size(); ++i) ExpectRowsEqual(RowOf<G>(batch, int(i)), rows[i]);
   }
 }
 
@@ -298,16 +305,10 @@ TYPED_TEST(ReplayWindowTest, OwnershipTargetIsTheLastPositionSeenByTheMover) {
     std::vector<ExpectedRow> rows;
     for (int g = 0; g < 3; ++g) window.AddGame(RandomRecord<G>(41 + g, 80, 2, &rows), "game");
     ASSERT_EQ(window.num_positions(), int64_t(rows.size()));
-    const uint64_t n = uint64_t(rows.size());
-    FixedDraws draws;  // every position in turn
-    for (uint64_t i = 0; i < n; ++i) {
-      draws.draws.push_back(uint64_t(((static_cast<unsigned __int128>(i) << 64) + n - 1) / n));
-    }
+    const size_t n = rows.size();
     nets::TrainingBatch batch;
-    window.Sample(int(n), draws, batch);
     nets::CompactBatch compact;
-    draws.next = 0;
-    window.SampleCompact(int(n), draws, compact);
+    SampleEveryPosition(window, batch, compact);
     EXPECT_EQ(compact.ownership, batch.ownership);
     if (!ownership) {
       EXPECT_TRUE(batch.ownership.empty());
