@@ -42,7 +42,14 @@ TEST(StrengthTest, EveryCheckPlaysTheSameOpenings) {
   const proto::StrengthConfig& s = config.strength();
   ASSERT_EQ(s.opponents_size(), 3);
   const MatchConfig first = StrengthMatchConfig(config, "runs/x/nets/best-0001.vznet", 1);
-  EXPECT_EQ(first.player1, "net:runs/x/nets/best-0001.vznet:" + std::to_string(s.simulations()));
+  // The preset measures its net with leaf quiescence (evaluation.leaf_quiescence).
+  ASSERT_TRUE(config.evaluation().leaf_quiescence());
+  EXPECT_EQ(first.player1,
+            "net:runs/x/nets/best-0001.vznet:" + std::to_string(s.simulations()) + ":qs");
+  proto::TrainConfig plain = config;
+  plain.mutable_evaluation()->set_leaf_quiescence(false);
+  EXPECT_EQ(StrengthMatchConfig(plain, "runs/x/nets/best-0001.vznet", 1).player1,
+            "net:runs/x/nets/best-0001.vznet:" + std::to_string(s.simulations()));
   EXPECT_EQ(first.player2, s.opponents(1));
   EXPECT_EQ(first.games, int(s.games()));
   EXPECT_EQ(first.openings, "random:" + std::to_string(s.opening_plies()));
