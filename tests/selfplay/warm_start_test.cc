@@ -179,6 +179,12 @@ TEST(WarmStartTest, ConfigKeysAreChecked) {
             "warm-started: alphabeta:3, 9 games");
   zero.mutable_selfplay()->set_leaf_quiescence(true);
   EXPECT_EQ(TrainingKnowledge(zero, ""), "self-play with leaf quiescence");
+  // The draughts presets measure a player with leaf quiescence, but their nets are taught nothing.
+  for (const char* preset : {"demo", "long"}) {
+    const proto::TrainConfig draughts = PresetTrainConfig("portuguese-draughts", preset);
+    EXPECT_TRUE(draughts.evaluation().leaf_quiescence()) << preset;
+    EXPECT_EQ(TrainingKnowledge(draughts, ""), "zero-knowledge") << preset;
+  }
 }
 
 }  // namespace
