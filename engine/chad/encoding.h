@@ -53,13 +53,10 @@ struct InputEncoding<chad::ChadGame> : EncodingConstants<chad::ChadGame, kChadEn
   VZ_HD static void Encode(const Position& p, int repetition_count, float* planes) {
     for (int i = 0; i < kSize; ++i) planes[i] = 0.0f;
     const int us = int(p.side), them = 1 - us;
-    const bool black = p.side == Color::kBlack;
     const chad::ChadTableSet& t = chad::ChadTables();
     auto put = [&](int plane, const chad::Bitboard& squares) {
-      chad::ForEachSquare(squares, [&](int s) {
-        const int seen = black ? chad::kNumSquares - 1 - s : s;
-        planes[plane * kHeight * kWidth + seen] = 1.0f;  // seen = row * 12 + column
-      });
+      chad::ForEachSquare(
+          squares, [&](int s) { planes[plane * kHeight * kWidth + CellOffset(us, s)] = 1.0f; });
     };
     for (int side = 0; side < 2; ++side) {
       const int color = side == 0 ? us : them;
@@ -81,11 +78,9 @@ struct InputEncoding<chad::ChadGame> : EncodingConstants<chad::ChadGame, kChadEn
   // seen by `view`, in view's frame (Black's turned half a turn, as Encode's).
   VZ_HD static void Occupancy(const Position& p, Color view, uint8_t* cells) {
     for (int i = 0; i < kHeight * kWidth; ++i) cells[i] = kEmptyCell;
-    const bool black = view == Color::kBlack;
     for (int color = 0; color < 2; ++color) {
       const uint8_t value = color == int(view) ? kViewersPiece : kOpponentsPiece;
-      chad::ForEachSquare(p.pieces[color],
-                          [&](int s) { cells[black ? chad::kNumSquares - 1 - s : s] = value; });
+      chad::ForEachSquare(p.pieces[color], [&](int s) { cells[CellOffset(int(view), s)] = value; });
     }
   }
 
@@ -125,6 +120,11 @@ struct InputEncoding<chad::ChadGame> : EncodingConstants<chad::ChadGame, kChadEn
     }
     return new_from * chad::kActionsPerSquare + new_offset;
   }
+
+ private:
+  // The grid offset row * 12 + column of square `s` in the frame of `side` (0 White, 1 Black:
+  // the board turned half a turn), the frame of Encode and Occupancy.
+  VZ_HD static int CellOffset(int side, int s) { return side ? chad::kNumSquares - 1 - s : s; }
 };
 
 }  // namespace vz

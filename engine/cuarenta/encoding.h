@@ -60,8 +60,7 @@ struct InputEncoding<cuarenta::CuarentaGame>
     const float forty = float(p.forty_count) / float(cuarenta::kFortyMovePlies);
     const float white = us == 0 ? 1.0f : 0.0f;
     for (int square = 0; square < cuarenta::kNumSquares; ++square) {
-      const int seen = us ? cuarenta::Rotate(square) : square;
-      const int offset = cuarenta::RankOf(seen) * kWidth + cuarenta::FileOf(seen);
+      const int offset = CellOffset(us, square);
       planes[kRealSquares * kArea + offset] = 1.0f;
       planes[kOwnCastling * kArea + offset] = own_castling;
       planes[kTheirCastling * kArea + offset] = their_castling;
@@ -82,8 +81,7 @@ struct InputEncoding<cuarenta::CuarentaGame>
     for (int square = 0; square < cuarenta::kNumSquares; ++square) {
       const uint8_t piece = p.board[square];
       if (!piece) continue;
-      const int seen = us ? cuarenta::Rotate(square) : square;
-      cells[cuarenta::RankOf(seen) * kWidth + cuarenta::FileOf(seen)] =
+      cells[CellOffset(us, square)] =
           cuarenta::PieceColor(piece) == us ? kViewersPiece : kOpponentsPiece;
     }
   }
@@ -103,6 +101,14 @@ struct InputEncoding<cuarenta::CuarentaGame>
     out_column = column;
   }
   VZ_HD static int SymmetricAction(int, int action) { return action; }
+
+ private:
+  // The grid offset rank * kWidth + file of `square` in the frame of `side` (0 White, 1 Black:
+  // the board rotated), the frame of Encode and Occupancy.
+  VZ_HD static int CellOffset(int side, int square) {
+    const int seen = side ? cuarenta::Rotate(square) : square;
+    return cuarenta::RankOf(seen) * kWidth + cuarenta::FileOf(seen);
+  }
 };
 
 }  // namespace vz

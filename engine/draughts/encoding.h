@@ -56,11 +56,10 @@ struct InputEncoding<draughts::DraughtsGame>
     const uint32_t us = black ? p.black : p.white;
     for (uint32_t b = p.white | p.black; b; b &= b - 1) {
       const int s = draughts::LowestBit(b);
-      const int seen = black ? 31 - s : s;
       const bool king = (p.kings >> s) & 1;
       const int plane =
           ((us >> s) & 1) ? (king ? kOwnKings : kOwnMen) : (king ? kTheirKings : kTheirMen);
-      planes[(plane * kHeight + draughts::RowOf(seen)) * kWidth + draughts::ColumnOf(seen)] = 1.0f;
+      planes[plane * kHeight * kWidth + CellOffset(black, s)] = 1.0f;
     }
     Fill(planes, kOnes, 1.0f);
     Fill(planes, kTwentyMove, float(p.twenty_move_plies) / float(draughts::kTwentyMovePlies));
@@ -76,9 +75,7 @@ struct InputEncoding<draughts::DraughtsGame>
     const uint32_t viewers = black ? p.black : p.white;
     for (uint32_t b = p.white | p.black; b; b &= b - 1) {
       const int s = draughts::LowestBit(b);
-      const int seen = black ? 31 - s : s;
-      cells[draughts::RowOf(seen) * kWidth + draughts::ColumnOf(seen)] =
-          ((viewers >> s) & 1) ? kViewersPiece : kOpponentsPiece;
+      cells[CellOffset(black, s)] = ((viewers >> s) & 1) ? kViewersPiece : kOpponentsPiece;
     }
   }
 
@@ -100,6 +97,12 @@ struct InputEncoding<draughts::DraughtsGame>
   VZ_HD static int SymmetricAction(int, int action) { return action; }
 
  private:
+  // The grid offset row * kWidth + column of square bit `s` in Black's frame (turned half a turn:
+  // s -> 31 - s) when `black`, else White's: the frame of Encode and Occupancy.
+  VZ_HD static int CellOffset(bool black, int s) {
+    const int seen = black ? 31 - s : s;
+    return draughts::RowOf(seen) * kWidth + draughts::ColumnOf(seen);
+  }
   VZ_HD static void Fill(float* planes, int plane, float value) {
     for (int i = 0; i < kHeight * kWidth; ++i) planes[plane * kHeight * kWidth + i] = value;
   }
