@@ -92,9 +92,15 @@ std::string MatchSummary::Report(const MatchConfig& config) const {
   }
   for (int side = 0; side < 2; ++side) {
     if (evaluator_calls[side] == 0) continue;
-    out += fmt::format("player {} evaluator: {} calls, {} positions, {:.1f} per batch\n", side + 1,
+    out += fmt::format("player {} evaluator: {} calls, {} positions, {:.1f} per batch", side + 1,
                        evaluator_calls[side], evaluated[side],
                        double(evaluated[side]) / double(evaluator_calls[side]));
+    if (searched_moves[side] > 0) {
+      out +=
+          fmt::format(", {:.1f} per move ({} moves)",
+                      double(evaluated[side]) / double(searched_moves[side]), searched_moves[side]);
+    }
+    out += "\n";
   }
   if (config.sprt) {
     out += fmt::format(
@@ -282,9 +288,9 @@ MatchSummary RunMatchFor(const MatchConfig& config, const MatchGameCallback& on_
         auto player1 = MakeMatchPlayer<G>(spec1, MakePlayerEvaluator<G>(spec1), config);
         auto player2 = MakeMatchPlayer<G>(spec2, MakePlayerEvaluator<G>(spec2), config);
         for (;;) {
-          if (stop.load()) return;
+          if (stop.load()) break;
           const int local = next_pair.fetch_add(1);
-          if (local >= num_pairs) return;
+          if (local >= num_pairs) break;
           const int pair = config.first_pair + local;
           const GameState<G> opening = opening_of(pair);
           MatchGame games[2];
@@ -295,6 +301,15 @@ MatchSummary RunMatchFor(const MatchConfig& config, const MatchGameCallback& on_
             games[k] = PlayGame<G>(opening, white, black, config, player1_white, 2 * pair + k);
           }
           add_pair(pair, games);
+        }
+        const std::lock_guard<std::mutex> lock(mutex);
+        Player<G>* players[2] = {player1.get(), player2.get()};
+        for (int side = 0; side < 2; ++side) {
+          const SearchPlayer<G>* search = players[side]->AsSearchPlayer();
+          if (search == nullptr) continue;
+          summary.evaluator_calls[side] += search->lone_stats().evaluator_calls;
+          summary.evaluated[side] += search->lone_stats().evaluated;
+          summary.searched_moves[side] += search->lone_moves();
         }
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex);

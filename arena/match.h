@@ -107,9 +107,12 @@ struct MatchSummary {
   std::optional<double> llr;
   SprtVerdict verdict = SprtVerdict::kContinue;
   std::vector<MatchGame> games;  // in order of completion (by pairs)
-  // MCTS players in lockstep: evaluator calls and positions evaluated, per player (0 otherwise).
+  // MCTS players: evaluator calls and positions evaluated, per player (0 otherwise); where the
+  // players search alone (a match with a timed player) also the moves they searched (0 in
+  // lockstep), for positions a move.
   int64_t evaluator_calls[2] = {};
   int64_t evaluated[2] = {};
+  int64_t searched_moves[2] = {};
 
   double Score() const;  // per game, player 1
   // Counts the finished games of one pair (one opening, player 1 once with each colour; a lone

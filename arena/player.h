@@ -10,7 +10,8 @@
 //                       the game (nets/shipped_nets.h); `net:default` alone: 800 simulations
 //   ...:movetime=MS     instead of SIMS or DEPTH (rollout, alphabeta, net): MS milliseconds a
 //                       move, less kPlayerMoveOverheadMs, by the clock: the MCTS players under
-//                       UCI's time manager (engine/search/time_manager.h), alpha-beta by
+//                       UCI's time manager (engine/search/time_manager.h; a net player
+//                       hands out kNetLeavesPerRound leaves a round, as `vzero uci`), alpha-beta by
 //                       iterative deepening to depth 64 stopped by the clock (its deepest
 //                       completed iteration's move). A match with a timed player plays on
 //                       `concurrency` threads, each playing whole pairs with its own players (no
@@ -46,6 +47,7 @@
 #include "engine/search/quiescence_evaluator.h"
 #include "engine/search/rollout_evaluator.h"
 #include "engine/search/search_driver.h"
+#include "engine/search/search_params.h"
 #include "engine/search/time_manager.h"
 #if VZ_HAVE_TORCH
 #include "nets/net_evaluator.h"
@@ -153,13 +155,13 @@ class AlphaBetaPlayer final : public Player<G> {
   AlphaBeta<G> search_{int64_t{1} << 17};
 };
 
-// An MCTS player: PUCT, one leaf per search round, the most visited move played (or, for the
-// first plies of a game, one sampled from the visit counts: SetSampling), the tree kept between
-// the moves of a game (Mcts::SetRoot). A move is searched either alone (ChooseMove, with
-// the player's evaluator) or step by step by the search driver (engine/search/search_driver.h,
-// which drives any search with Done, GatherLeaves, ApplyEvaluations and CancelPending) that puts
-// the leaves of many games into one batch of the evaluator all of them share
-// (arena/match_games.h): BeginMove(state); driver rounds until Done(); move = EndMove(state).
+// An MCTS player: PUCT, one leaf per search round (a timed net player kNetLeavesPerRound), the most
+// visited move played (or, for the first plies of a game, one sampled from the visit counts:
+// SetSampling), the tree kept between the moves of a game (Mcts::SetRoot). A move is searched
+// either alone (ChooseMove, with the player's evaluator) or step by step by the search driver
+// (engine/search/search_driver.h, which drives any search with Done, GatherLeaves, ApplyEvaluations
+// and CancelPending) that puts the leaves of many games into one batch of the evaluator all of them
+// share (arena/match_games.h): BeginMove(state); driver rounds until Done(); move = EndMove(state).
 // Both ways give the same move when the evaluator's result for a position does not depend on the
 // rest of the batch. Not thread-safe; the evaluator may be shared with other players.
 template <Game G>
@@ -167,23 +169,28 @@ class SearchPlayer : public Player<G> {
  public:
   // `evaluator` (not null) serves ChooseMove; `max_nodes` caps each search's tree. With
   // `move_time_ms` > 0, ChooseMove searches by the clock (simulations is then a cap).
+  // `leaves_per_round`: SearchParams::leaves_per_round of each move's search (1: sequential
+  // MCTS; the timed net players use kNetLeavesPerRound, as `vzero uci`).
   SearchPlayer(std::shared_ptr<Evaluator<G>> evaluator, int simulations, int64_t max_nodes,
-               int64_t move_time_ms = 0)
+               int64_t move_time_ms = 0, int leaves_per_round = 1)
       : evaluator_(std::move(evaluator)),
         simulations_(simulations),
         max_nodes_(max_nodes),
-        move_time_ms_(move_time_ms) {}
+        move_time_ms_(move_time_ms),
+        leaves_per_round_(leaves_per_round) {}
 
   void NewGame(uint64_t seed) override {
     round_estimate_micros_ = 0;
     SearchParams params;
     params.seed = seed;
     params.max_nodes = max_nodes_;
+    params.leaves_per_round = leaves_per_round_;
     search_ = std::make_unique<Mcts<G>>(params);
   }
   Move ChooseMove(const GameState<G>& state) override {
     SearchPlayer* self = this;
     const std::span<SearchPlayer* const> searches(&self, 1);
+    ++lone_moves_;
     if (move_time_ms_ <= 0) {
       BeginMove(state);
       driver_.Run(*evaluator_, searches);
@@ -214,6 +221,12 @@ class SearchPlayer : public Player<G> {
   }
   // The time a move of a timed player (ms; 0: untimed, the budget is simulations).
   int64_t move_time_ms() const { return move_time_ms_; }
+  // The leaves each move's search hands out per round (SearchParams::leaves_per_round).
+  int leaves_per_round() const { return leaves_per_round_; }
+  // The moves searched alone (ChooseMove) and the rounds of their driver: evaluator calls and
+  // positions evaluated (a timed player's searches; the match driver counts the others).
+  int64_t lone_moves() const { return lone_moves_; }
+  const SearchDriverStats& lone_stats() const { return driver_.stats(); }
   bool Done() const { return search_->Done(); }
   // Appends this search's leaves to `batch`, which may hold other searches' entries (see
   // Mcts::GatherLeaves); returns how many.
@@ -250,6 +263,8 @@ class SearchPlayer : public Player<G> {
   int simulations_;
   int64_t max_nodes_;
   int64_t move_time_ms_;
+  int leaves_per_round_;
+  int64_t lone_moves_ = 0;
   SteadyClock clock_;                  // of the timed ChooseMove
   int64_t round_estimate_micros_ = 0;  // the previous timed move's longest round
   std::unique_ptr<Mcts<G>> search_;
@@ -329,8 +344,12 @@ std::unique_ptr<Player<G>> MakePlayer(const PlayerSpec& spec,
   }
   if (spec.kind == "net") {
     if (!evaluator) throw Error("player '" + spec.text + "': needs its net evaluator");
+    // By the clock the net is batched as `vzero uci` batches it; by simulations one leaf a
+    // round, the games of a lockstep match filling the batch together (arena/match_games.h; in a
+    // match with a timed player each game searches alone).
     return std::make_unique<SearchPlayer<G>>(std::move(evaluator), spec.value,
-                                             SearchParams().max_nodes, spec.move_time_ms);
+                                             SearchParams().max_nodes, spec.move_time_ms,
+                                             spec.move_time_ms > 0 ? kNetLeavesPerRound : 1);
   }
   throw Error("player '" + spec.text + "': unknown kind");
 }

@@ -29,7 +29,7 @@ namespace vz {
 
 int LeavesPerRound(const UciOptions& options, bool has_net) {
   if (options.minibatch > 0) return options.minibatch;
-  if (has_net) return 16;
+  if (has_net) return kNetLeavesPerRound;
   return options.threads <= 1 ? 1 : 4 * options.threads;
 }
 

@@ -25,7 +25,8 @@ struct GoLimits {
   std::vector<std::string> search_moves;  // `searchmoves`: the root moves to search (empty: all)
 };
 
-// Leaves per search round: MinibatchSize when set; else 16 with a net (batches for the network),
+// Leaves per search round: MinibatchSize when set; else kNetLeavesPerRound (16) with a net (batches
+// for the network),
 // 1 with rollouts on one thread (plain sequential MCTS) and 4 per thread with several.
 int LeavesPerRound(const UciOptions& options, bool has_net);
 

@@ -12,6 +12,13 @@ namespace vz {
 // one per simulation, is 32-bit.
 inline constexpr int64_t kMaxSimulations = std::numeric_limits<int32_t>::max() - 1;
 
+// Leaves a lone search with a network evaluator hands out per round (SearchParams::
+// leaves_per_round) when it plays by the clock: `vzero uci` without MinibatchSize and the timed
+// net players of matches (arena/player.h), so that both batch the net the same way. A CPU's
+// forward pass at batch 1 gives about 2-3x fewer positions a second than at 16 in fp32, 5-12x
+// fewer in bf16 on AMX (docs/performance.md); the cost is virtual loss spreading the leaves.
+inline constexpr int kNetLeavesPerRound = 16;
+
 struct SearchParams {
   // PUCT in the AlphaZero form: U = c(N) * P * sqrt(N) / (1 + n), with the exploration rate
   // c(N) = c_puct_init + log((N + c_puct_base + 1) / c_puct_base) growing slowly with the parent's

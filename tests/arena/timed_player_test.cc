@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "arena/match.h"
@@ -16,6 +17,8 @@
 #include "engine/core/error.h"
 #include "engine/core/game_state.h"
 #include "engine/games.h"
+#include "engine/search/rollout_evaluator.h"
+#include "engine/search/search_params.h"
 
 namespace vz {
 namespace {
@@ -97,12 +100,39 @@ TEST(TimedPlayerTest, PlayersRespectTheirClock) {
   // Middle games with many moves: depth 64 or a million simulations would take far longer.
   GameState<chaco_rex::ChacoRexGame> state;
   for (int i = 0; i < 6; ++i) state.Play(state.legal_moves()[i % state.legal_moves().size]);
-  EXPECT_LE(MillisecondsOfOneMove<chaco_rex::ChacoRexGame>("alphabeta:movetime=60", state), 60 + kSlackMs);
-  EXPECT_LE(MillisecondsOfOneMove<chaco_rex::ChacoRexGame>("rollout:movetime=60", state), 60 + kSlackMs);
-  EXPECT_LE(MillisecondsOfOneMove<chaco_rex::ChacoRexGame>("rollout:movetime=60:qs", state), 60 + kSlackMs);
+  EXPECT_LE(MillisecondsOfOneMove<chaco_rex::ChacoRexGame>("alphabeta:movetime=60", state),
+            60 + kSlackMs);
+  EXPECT_LE(MillisecondsOfOneMove<chaco_rex::ChacoRexGame>("rollout:movetime=60", state),
+            60 + kSlackMs);
+  EXPECT_LE(MillisecondsOfOneMove<chaco_rex::ChacoRexGame>("rollout:movetime=60:qs", state),
+            60 + kSlackMs);
   GameState<cuarenta::CuarentaGame> cuarenta;
-  EXPECT_LE(MillisecondsOfOneMove<cuarenta::CuarentaGame>("alphabeta:movetime=40", cuarenta), 40 + kSlackMs);
+  EXPECT_LE(MillisecondsOfOneMove<cuarenta::CuarentaGame>("alphabeta:movetime=40", cuarenta),
+            40 + kSlackMs);
 }
+
+#if VZ_HAVE_TORCH
+TEST(TimedPlayerTest, ATimedNetPlayerBatchesLikeTheUciEngine) {
+  // Any evaluator serves the net player's search; the spec decides how it batches.
+  using G = chaco_rex::ChacoRexGame;
+  const auto evaluator = std::make_shared<RolloutEvaluator<G>>(/*seed=*/0);
+  auto timed = MakePlayer<G>(PlayerSpec::Parse("net:a.vznet:movetime=60"), evaluator);
+  ASSERT_NE(timed->AsSearchPlayer(), nullptr);
+  EXPECT_EQ(timed->AsSearchPlayer()->leaves_per_round(), kNetLeavesPerRound);
+  auto counted = MakePlayer<G>(PlayerSpec::Parse("net:a.vznet:32"), evaluator);
+  EXPECT_EQ(counted->AsSearchPlayer()->leaves_per_round(), 1);
+  GameState<G> state;
+  timed->NewGame(1);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(state.legal_moves().Contains(timed->ChooseMove(state)));
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_LE(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count(), 60 + kSlackMs);
+  // The search really handed out several leaves a round: more positions than evaluator calls.
+  const SearchDriverStats& stats = timed->AsSearchPlayer()->lone_stats();
+  EXPECT_GT(stats.evaluated, stats.evaluator_calls);
+  EXPECT_EQ(timed->AsSearchPlayer()->lone_moves(), 1);
+}
+#endif
 
 TEST(TimedPlayerTest, AMatchOfTimedPlayersPlaysWholeGames) {
   MatchConfig config;
@@ -114,6 +144,11 @@ TEST(TimedPlayerTest, AMatchOfTimedPlayersPlaysWholeGames) {
   config.openings = "random:2";
   const MatchSummary summary = RunMatch("chad", config);
   EXPECT_EQ(summary.wins + summary.draws + summary.losses, 4);
+  // The timed MCTS player's searches are counted (the alpha-beta player has none).
+  EXPECT_EQ(summary.searched_moves[0], 0);
+  EXPECT_GT(summary.searched_moves[1], 0);
+  EXPECT_GE(summary.evaluated[1], summary.searched_moves[1]);
+  EXPECT_NE(summary.Report(config).find("per move"), std::string::npos);
 }
 
 }  // namespace
