@@ -2,7 +2,7 @@
 
 // The network evaluator of the search (vz::Evaluator<G>, engine/search/evaluator.h): encodes each
 // position of a batch with InputEncoding<G> (engine/<game>/encoding.h), runs the network once per
-// batch on its device (NetRunner: no gradients, fp32 on the CPU, bf16/fp16 on a GPU), and turns
+// batch on its device (NetRunner: no gradients; precision `auto`: nets/net_runner.h), and turns
 // the policy logits of the legal moves into priors.
 //
 // Priors: a softmax over the distinct policy indices of the legal moves only (illegal moves are

@@ -53,8 +53,10 @@ struct TrainerOptions {
   // (convolutions and matrix products in bf16), weights, gradients, optimizer state and the
   // losses in fp32; autocast is state of the calling thread, set and restored around each
   // forward pass, so other threads (self-play evaluators) are not affected. Predict always runs
-  // in fp32. "auto": bf16 on a CUDA device, fp32 on the CPU. Anything else is an error of the
-  // constructor.
+  // in fp32. "auto": bf16 on a CUDA device and on a CPU where bf16 is the faster precision
+  // (CpuPrefersBf16, nets/net_runner.h: AMX, or AVX-512 BF16 on AMD; measured on AMX, 1.24-1.31x
+  // the samples a second of fp32, docs/performance.md), fp32 on other CPUs. Anything else is an
+  // error of the constructor.
   std::string precision = "fp32";
   uint64_t seed = 1;
   // Data-parallel training (nets/distributed.h; PyTorch DDP's semantics): when set, the

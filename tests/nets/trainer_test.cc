@@ -491,8 +491,9 @@ TEST(TrainerTest, Bf16MixedPrecisionTrainsLikeFp32) {
   EXPECT_EQ(again.Evaluate(set).loss, reference.loss);
   EXPECT_EQ(bf16.precision(), "bf16");
   EXPECT_EQ(fp32.precision(), "fp32");
-  options.precision = "auto";  // fp32 on the CPU
-  EXPECT_EQ(Trainer(FreshNetForGame<G>("tiny", 1), options).precision(), "fp32");
+  options.precision = "auto";  // on the CPU: bf16 where CpuPrefersBf16 (AMX, AMD's AVX-512 BF16)
+  EXPECT_EQ(Trainer(FreshNetForGame<G>("tiny", 1), options).precision(),
+            CpuPrefersBf16() ? "bf16" : "fp32");
   options.precision = "fp16";
   EXPECT_NE(ErrorOf([&] {
               Trainer(FreshNetForGame<G>("tiny", 1), options);
