@@ -26,8 +26,8 @@ struct GoLimits {
 };
 
 // Leaves per search round: MinibatchSize when set; else kNetLeavesPerRound (16) with a net (batches
-// for the network),
-// 1 with rollouts on one thread (plain sequential MCTS) and 4 per thread with several.
+// for the network), 1 with rollouts on one thread (plain sequential MCTS) and 4 per thread with
+// several.
 int LeavesPerRound(const UciOptions& options, bool has_net);
 
 // Position, search tree and evaluator of the game being played. The protocol's thread and the
