@@ -64,6 +64,11 @@ bool CpuPrefersBf16() {
   return prefers;
 }
 
+std::string ResolvePrecision(std::string_view precision, bool cuda) {
+  if (precision != "auto") return std::string(precision);
+  return cuda || CpuPrefersBf16() ? "bf16" : "fp32";
+}
+
 bool CpuPrefersChannelsLast(const NetArchitecture& architecture) {
   return architecture.global_pooling_channels == 0 || architecture.channels >= 32;
 }

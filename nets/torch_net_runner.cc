@@ -37,8 +37,7 @@ class TorchNetRunner final : public NetRunner::Impl {
     ValidateArchitecture(file.architecture, fmt::format("net file {}", source));
     device_ = ParseDevice(device);
     const bool cuda = device_.is_cuda();
-    const std::string chosen =
-        precision == "auto" ? (cuda || CpuPrefersBf16() ? "bf16" : "fp32") : precision;
+    const std::string chosen = ResolvePrecision(precision, cuda);
     const std::optional<torch::Dtype> dtype = PrecisionDtype(chosen);
     if (!dtype) {
       throw Error(fmt::format("precision '{}': expected auto, fp32, fp16 or bf16", precision));

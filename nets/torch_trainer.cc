@@ -643,9 +643,7 @@ TorchTrainer::TorchTrainer(const NetFile& net, const TrainerOptions& options) {
         fmt::format("training precision '{}': expected auto, fp32 or bf16", options.precision));
   }
   device_ = ParseDevice(options.device);
-  if (options_.precision == "auto") {
-    options_.precision = device_.is_cuda() || CpuPrefersBf16() ? "bf16" : "fp32";
-  }
+  options_.precision = ResolvePrecision(options_.precision, device_.is_cuda());
   torch::manual_seed(options.seed);
   net_ = PolicyValueNet(net.architecture);
   ImportTensors(net_, net, "trainer start");
