@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "engine/alphabeta/evaluation.h"
@@ -191,11 +192,12 @@ class AlphaBeta {
     return false;
   }
 
-  // Material won by `m` for the mover (centipawns; promotions and multi-captures included).
-  static int Gain(const Position& p, Move m) {
+  // Material won by `m` for the mover (centipawns; promotions and multi-captures included);
+  // `material` is Traits::Material(p), computed once per node by the caller.
+  static int Gain(const Position& p, Move m, int material) {
     Position child = p;
     G::ApplyMove(child, m);
-    const int gain = Traits::Material(child) - Traits::Material(p);
+    const int gain = Traits::Material(child) - material;
     return G::SideToMove(p) == Color::kWhite ? gain : -gain;
   }
 
@@ -203,12 +205,14 @@ class AlphaBeta {
   // score. Fills gains[i] for the noisy moves (0 for quiet ones).
   void OrderMoves(const Position& p, typename G::MoveList& moves, Move tt_move, int* gains) {
     int keys[G::kMaxMoves];
+    std::optional<int> material;  // Traits::Material(p), once the first noisy move needs it
     for (int i = 0; i < moves.size; ++i) {
       const Move m = moves[i];
       int key = std::min(history_[size_t(G::ActionIndex(p, m))], (1 << 20) - 1);
       gains[i] = 0;
       if (Traits::IsNoisy(p, m)) {
-        gains[i] = Gain(p, m);
+        if (!material) material = Traits::Material(p);
+        gains[i] = Gain(p, m, *material);
         key = (1 << 28) + std::clamp(gains[i], -4000, 60000) * 4096;
       }
       if (m == tt_move) key = 1 << 30;
