@@ -47,6 +47,7 @@ bool CpuInfoPrefersBf16(std::string_view cpuinfo);
 // The precision that `precision` stands for on a GPU (`cuda` true) or on this CPU: "auto" is
 // "bf16" on a GPU or where CpuPrefersBf16, else "fp32"; any other name is returned unchanged (the
 // caller validates it). The one rule of "auto" for inference (NetRunner) and training (Trainer).
+// Never throws; thread-safe; torch-free.
 std::string ResolvePrecision(std::string_view precision, bool cuda);
 
 // Sets LibTorch's intra-op CPU threads (`threads` >= 1) of the calling thread and of the threads

@@ -264,8 +264,11 @@ TEST(CpuPrefersBf16Test, AmxOrAvx512Bf16OnAmdAndTheFirstCpuDecides) {
   // Whatever this machine says, "auto" on the CPU follows it.
   const NetFile net = FreshNetForGame<draughts::DraughtsGame>("tiny", 1);
   EXPECT_EQ(NetRunner(net, "n", "cpu", "auto").precision(), CpuPrefersBf16() ? "bf16" : "fp32");
-  // The one rule of "auto", for the runner and the trainer: bf16 on a GPU; a named precision,
-  // valid or not, passes through for the caller to check.
+}
+
+// The one rule of "auto", for the runner and the trainer: bf16 on a GPU, on the CPU what
+// CpuPrefersBf16 says; a named precision, valid or not, passes through for the caller to check.
+TEST(ResolvePrecisionTest, AutoFollowsTheDeviceAndANamedPrecisionPassesThrough) {
   EXPECT_EQ(ResolvePrecision("auto", /*cuda=*/true), "bf16");
   EXPECT_EQ(ResolvePrecision("auto", /*cuda=*/false), CpuPrefersBf16() ? "bf16" : "fp32");
   EXPECT_EQ(ResolvePrecision("fp32", /*cuda=*/true), "fp32");
