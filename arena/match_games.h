@@ -213,7 +213,7 @@ LockstepStats PlayLockstep(const MatchConfig& config, int num_pairs, LockstepSid
         continue;
       }
       if (!slot.searching) {
-        search->BeginMove(slot.game);
+        search->BeginMove(slot.game, *sides[mover_side(slot)].evaluator);
         slot.searching = true;
       }
       if (!search->Done()) return;

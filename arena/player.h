@@ -161,7 +161,8 @@ class AlphaBetaPlayer final : public Player<G> {
 // either alone (ChooseMove, with the player's evaluator) or step by step by the search driver
 // (engine/search/search_driver.h, which drives any search with Done, GatherLeaves, ApplyEvaluations
 // and CancelPending) that puts the leaves of many games into one batch of the evaluator all of them
-// share (arena/match_games.h): BeginMove(state); driver rounds until Done(); move = EndMove(state).
+// share (arena/match_games.h): BeginMove(state, evaluator); driver rounds until Done();
+// move = EndMove(state).
 // Both ways give the same move when the evaluator's result for a position does not depend on the
 // rest of the batch. Not thread-safe; the evaluator may be shared with other players.
 template <Game G>
@@ -192,7 +193,7 @@ class SearchPlayer : public Player<G> {
     const std::span<SearchPlayer* const> searches(&self, 1);
     ++lone_moves_;
     if (move_time_ms_ <= 0) {
-      BeginMove(state);
+      BeginMove(state, *evaluator_);
       driver_.Run(*evaluator_, searches);
       return EndMove(state);
     }
@@ -203,7 +204,7 @@ class SearchPlayer : public Player<G> {
     // An estimate carried over from a slow move (a first net call, a busy machine) must not stop
     // every later move after one round: at most a quarter of this move's time.
     TimeManager manager(budget, clock_, std::min(round_estimate_micros_, budget.hard_ms * 250));
-    BeginMove(state);
+    BeginMove(state, *evaluator_);
     for (bool first = true; !Done(); first = false) {
       if (!manager.ShouldStartRound() && !first) break;
       driver_.RunRound(*evaluator_, searches);
@@ -214,10 +215,11 @@ class SearchPlayer : public Player<G> {
   SearchPlayer<G>* AsSearchPlayer() override { return this; }
   float LastValue() const override { return RootValue(); }
 
-  // Starts the search of the move in `state` (ongoing; NewGame was called).
-  void BeginMove(const GameState<G>& state) {
+  // Starts the search of the move in `state` (ongoing; NewGame was called), whose rounds will use
+  // `evaluator` (Mcts::StartSearch).
+  void BeginMove(const GameState<G>& state, Evaluator<G>& evaluator) {
     search_->SetRoot(state);
-    search_->StartSearch(simulations_);
+    search_->StartSearch(simulations_, evaluator);
   }
   // The time a move of a timed player (ms; 0: untimed, the budget is simulations).
   int64_t move_time_ms() const { return move_time_ms_; }
@@ -230,9 +232,13 @@ class SearchPlayer : public Player<G> {
   bool Done() const { return search_->Done(); }
   // Appends this search's leaves to `batch`, which may hold other searches' entries (see
   // Mcts::GatherLeaves); returns how many.
-  virtual int GatherLeaves(EvalBatch<G>& batch) { return search_->GatherLeaves(batch); }
+  virtual int GatherLeaves(EvalBatch<G>& batch, Evaluator<G>& evaluator) {
+    return search_->GatherLeaves(batch, evaluator);
+  }
   // Backs up this search's entries of the evaluated `batch`.
-  void ApplyEvaluations(const EvalBatch<G>& batch) { search_->ApplyEvaluations(batch); }
+  void ApplyEvaluations(const EvalBatch<G>& batch, Evaluator<G>& evaluator) {
+    search_->ApplyEvaluations(batch, evaluator);
+  }
   // Forgets the leaves in flight (after an evaluator failure).
   void CancelPending() { search_->CancelPending(); }
   // The move found in `state`, the state given to BeginMove (Done() must hold): sampled
@@ -292,9 +298,9 @@ class RolloutPlayer final : public SearchPlayer<G> {
     seed_ = seed;
     SearchPlayer<G>::NewGame(seed);
   }
-  int GatherLeaves(EvalBatch<G>& batch) override {
+  int GatherLeaves(EvalBatch<G>& batch, Evaluator<G>& evaluator) override {
     const int begin = batch.size();
-    const int added = SearchPlayer<G>::GatherLeaves(batch);
+    const int added = SearchPlayer<G>::GatherLeaves(batch, evaluator);
     rollouts_.SeedEntries(begin, batch.size(), seed_);
     return added;
   }

@@ -49,7 +49,7 @@ void LockstepUniform(benchmark::State& state) {
   for (auto _ : state) {
     for (Mcts<G>* search : pointers) {
       search->SetRoot(G::InitialPosition());
-      search->StartSearch(simulations);
+      search->StartSearch(simulations, evaluator);
     }
     driver.Run(evaluator, pointers);
   }

@@ -116,7 +116,7 @@ class SelfPlayActors {
   // Throws what the evaluator throws, and vz::Error on a non-finite evaluation (the leaves in
   // flight are then cancelled).
   int RunRound(Evaluator<G>& evaluator, std::vector<proto::GameRecord>& finished) {
-    for (Slot& slot : slots_) Advance(slot, finished);
+    for (Slot& slot : slots_) Advance(slot, finished, evaluator);
     searches_.clear();
     for (Slot& slot : slots_) searches_.push_back(slot.search.get());
     const int evaluated = driver_.RunRound(evaluator, searches_);
@@ -278,8 +278,8 @@ class SelfPlayActors {
     return slot.game.legal_moves()[0];
   }
 
-  // Plays `slot` on until its search waits for an evaluation round.
-  void Advance(Slot& slot, std::vector<proto::GameRecord>& finished) {
+  // Plays `slot` on until its search waits for an evaluation round of `evaluator`.
+  void Advance(Slot& slot, std::vector<proto::GameRecord>& finished, Evaluator<G>& evaluator) {
     for (;;) {
       if (!slot.active) StartGame(slot);
       if (slot.game.outcome().IsTerminal() || OverLong(slot)) {
@@ -303,7 +303,7 @@ class SelfPlayActors {
         search.SetRoot(slot.game);
         search.StartSearch(
             int64_t(slot.full_search ? config_.simulations() : config_.cheap_simulations()),
-            /*root_noise=*/slot.full_search);
+            evaluator, /*root_noise=*/slot.full_search);
         slot.searching = true;
       }
       if (!search.Done()) return;

@@ -262,7 +262,7 @@ class GameAnalysis final : public GameAnalysisBase {
     params.leaves_per_round = leaves_per_search_;
     task->search = std::make_unique<Mcts<G>>(params);
     task->search->SetRoot(task->state);
-    task->search->StartSearch(task->query->simulations);
+    task->search->StartSearch(task->query->simulations, *evaluator_);
     task->next_report = now + ReportInterval(*task);
     active_.push_back(std::move(task));
   }

@@ -155,7 +155,7 @@ class GameSession final : public UciSession {
         chunk = std::min(chunk, options.nodes << std::min(chunk_index, 20));
       }
       if (chunk <= 0) break;
-      search_->StartSearch(chunk);
+      search_->StartSearch(chunk, *evaluator_);
       while (!search_->Done()) {
         // `stop` takes effect once the root has been evaluated, so that there is a move to play.
         if (stop.load() && RootHasMove()) {

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "engine/alphabeta/evaluation.h"
@@ -147,6 +148,18 @@ class AlphaBeta {
     node_limit_ = INT64_MAX;
     plies_limit_ = kMaxQuiescencePlies;
     return score;
+  }
+
+  // True when the side to move in `p` (not terminal; its legal moves `moves`) stands pat with
+  // nothing to try: not in check and no noisy move among `moves`. The quiescence search of such a
+  // position is its static evaluation, Evaluate(p, moves.size()), to the centipawn (Quiescence:
+  // stand pat, and no move to search), so a caller may skip it.
+  static bool IsQuiet(const Position& p, std::span<const Move> moves) {
+    if (G::InCheck(p)) return false;
+    for (const Move m : moves) {
+      if (Traits::IsNoisy(p, m)) return false;
+    }
+    return true;
   }
 
   // Positions the last Search or QuiescenceScore visited (QuiescenceScore counts its root).

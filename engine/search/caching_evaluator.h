@@ -7,7 +7,10 @@
 // from the path (repetition draws inside the tree, solver proofs) never pass through an evaluator.
 //
 // Fixed number of slots, direct-mapped: a new entry replaces the slot's old one. A hit also
-// checks the number of legal moves to guard against hash collisions.
+// checks the number of legal moves to guard against hash collisions. A batch that defers its
+// priors (EvalBatch::defer_priors) is passed on as such, the inner evaluator's deferred stage is
+// forwarded (CompletePriors), and an entry stored from a deferring batch serves only deferring
+// batches (and the reverse), so that no priors are completed twice or never.
 // Not thread-safe.
 
 #include <cstddef>
@@ -28,13 +31,14 @@ class CachingEvaluator final : public Evaluator<G> {
 
   void Evaluate(EvalBatch<G>& batch) override {
     misses_batch_.Clear();
+    misses_batch_.set_defer_priors(batch.defer_priors());
     miss_index_.clear();
     for (int i = 0; i < batch.size(); ++i) {
       const uint64_t hash = G::Hash(batch.position(i));
       const int repetition = batch.repetition_count(i);
       const Slot& slot = slots_[SlotIndex(hash, repetition)];
       if (slot.used && slot.hash == hash && slot.repetition_count == repetition &&
-          int(slot.priors.size()) == batch.num_moves(i)) {
+          slot.deferred == batch.defer_priors() && int(slot.priors.size()) == batch.num_moves(i)) {
         std::span<float> priors = batch.priors(i);
         for (size_t k = 0; k < priors.size(); ++k) priors[k] = slot.priors[k];
         batch.value(i) = slot.value;
@@ -60,9 +64,16 @@ class CachingEvaluator final : public Evaluator<G> {
       slot.used = true;
       slot.hash = G::Hash(batch.position(i));
       slot.repetition_count = batch.repetition_count(i);
+      slot.deferred = batch.defer_priors();
       slot.value = misses_batch_.value(j);
       slot.priors.assign(priors.begin(), priors.end());
     }
+  }
+
+  bool DefersPriors() const override { return inner_.DefersPriors(); }
+  void CompletePriors(const typename G::Position& position, std::span<const Move> moves,
+                      std::span<float> priors) override {
+    inner_.CompletePriors(position, moves, priors);
   }
 
   int64_t hits() const { return hits_; }
@@ -73,6 +84,7 @@ class CachingEvaluator final : public Evaluator<G> {
     bool used = false;
     uint64_t hash = 0;
     int repetition_count = 0;
+    bool deferred = false;  // stored from a batch that deferred its priors
     Wdl value;
     std::vector<float> priors;  // [legal moves] in generation order
   };

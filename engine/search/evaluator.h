@@ -15,6 +15,9 @@
 //   values_             [batch]          output: WDL from the side to move's point of view
 //   cacheable_          [batch]          output: 0 when the value depends on more than the
 //                                        position and its repetition count (e.g. history planes)
+//   defer_priors_       (one flag)       input: the caller completes the priors of the entries it
+//                                        uses (Evaluator::CompletePriors), so an evaluator whose
+//                                        priors have an expensive second stage may leave it out
 
 #include <cstdint>
 #include <span>
@@ -31,7 +34,7 @@ class EvalBatch {
  public:
   using Position = typename G::Position;
 
-  // Empties the batch, keeping its memory.
+  // Empties the batch, keeping its memory (and the defer_priors flag).
   void Clear() {
     positions_.clear();
     repetition_counts_.clear();
@@ -73,6 +76,10 @@ class EvalBatch {
   const Wdl& value(int i) const { return values_[i]; }
   bool cacheable(int i) const { return cacheable_[i] != 0; }
   void set_cacheable(int i, bool cacheable) { cacheable_[i] = cacheable; }
+  // Whether the caller completes the priors itself (file comment); false unless set, so that a
+  // caller that reads the priors straight from Evaluate gets them whole.
+  bool defer_priors() const { return defer_priors_; }
+  void set_defer_priors(bool defer) { defer_priors_ = defer; }
 
   // The flat arrays (shapes in the file comment), for evaluators that copy them to a device.
   const std::vector<Position>& positions() const { return positions_; }
@@ -90,6 +97,7 @@ class EvalBatch {
   std::vector<float> priors_;
   std::vector<Wdl> values_;
   std::vector<uint8_t> cacheable_;
+  bool defer_priors_ = false;
 };
 
 template <Game G>
@@ -102,6 +110,27 @@ class Evaluator {
   // normalises them. Not required to be thread-safe. Throws vz::Error on a failure of the
   // environment (e.g. a device error).
   virtual void Evaluate(EvalBatch<G>& batch) = 0;
+
+  // Priors in two stages (optional). An evaluator whose priors have an expensive part that only
+  // matters where the search looks again (the tactical priors of QuiescenceEvaluator) returns
+  // true from DefersPriors, leaves that part out of Evaluate when batch.defer_priors() is set, and
+  // adds it in CompletePriors. Mcts calls CompletePriors for a node just before it first selects
+  // among the node's children, and for the root once it is expanded (when its evaluation arrives,
+  // or at StartSearch for a root kept by tree reuse), before its noise and Gumbel sample: the many
+  // leaves that are evaluated once and never descended from never pay for it, and every selection
+  // sees the same priors as without the deferral. A decorator forwards both functions to its inner
+  // evaluator (running its own stage after the inner one, if it has one), or neither (the driver
+  // then asks it for whole priors: SearchDriver sets defer_priors only when DefersPriors()).
+  // `priors` are the Evaluate priors of `position`'s legal moves `moves` as Evaluate gave them
+  // (not normalised; in the same order) and are completed in place, so that completing them gives
+  // the very floats a batch that does not defer gets. Throws what the evaluator's environment
+  // throws (as Evaluate); the search then leaves the node's priors deferred. Default: nothing
+  // deferred.
+  virtual bool DefersPriors() const { return false; }
+  virtual void CompletePriors(const typename G::Position& position, std::span<const Move> moves,
+                              std::span<float> priors) {
+    (void)position, (void)moves, (void)priors;
+  }
 };
 
 }  // namespace vz

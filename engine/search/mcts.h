@@ -32,14 +32,20 @@
 // one search runs at most kMaxSimulations simulations (fewer on a reused tree).
 //
 // A node is expanded (has children) once an evaluation of it arrives together with its new
-// children: the children get their priors from that evaluation. At the node cap (the tree is
-// full) a new leaf is still evaluated once and backed up without children, but a descent that
-// reaches a leaf already evaluated, which could only be expanded by allocating nodes, ends the
-// search (Done() is true, Result().tree_full says so): evaluating that leaf again would count
-// one estimate many times over (with a fixed evaluator, thousands of identical backups drive
-// the root to a false +1). This is the stop of Lc0's memory limit; the best move so far is
-// played. A later search starts anew: tree reuse may have made room, and the first descent that
-// then reaches such a leaf allocates its children, whose priors come from that new evaluation.
+// children: the children get their priors from that evaluation. An evaluator with deferred
+// priors (Evaluator::DefersPriors; the driver's batches defer them) has its second stage
+// called for a node just before the search first selects among the node's children, and for the
+// root as soon as it is expanded: the selections see the same priors as without the deferral,
+// and the leaves that are never descended from never pay for the second stage.
+//
+// At the node cap (the tree is full) a new leaf is still evaluated once and backed up without
+// children, but a descent that reaches a leaf already evaluated, which could only be expanded by
+// allocating nodes, ends the search (Done() is true, Result().tree_full says so): evaluating that
+// leaf again would count one estimate many times over (with a fixed evaluator, thousands of
+// identical backups drive the root to a false +1). This is the stop of Lc0's memory limit; the
+// best move so far is played. A later search starts anew: tree reuse may have made room, and the
+// first descent that then reaches such a leaf allocates its children, whose priors come from
+// that new evaluation.
 //
 // Before the first simulation every root move is applied once and its position checked for an
 // immediate end by the rules (and repetition): a move that ends the game is marked proven, so a
@@ -156,13 +162,16 @@ class Mcts {
   Outcome root_outcome() const { return root_.outcome(); }
   const MoveList& root_legal_moves() const { return root_.legal_moves(); }
 
-  // Starts a search of `num_simulations` new simulations on the current tree (negative: none).
+  // Starts a search of `num_simulations` new simulations on the current tree (negative: none),
+  // whose rounds will use `evaluator`: a root kept by tree reuse whose priors are still deferred
+  // gets them from it here (Evaluator::CompletePriors), before its noise and Gumbel sample.
   // `root_noise` false makes this search a quiet one (KataGo's cheap searches of playout cap
   // randomisation): no Gumbel sample (g = 0, so Gumbel-top-k takes the moves of highest prior and
   // the chosen move is deterministic) and no Dirichlet noise added to the root priors.
   // Throws vz::Error if the root's 32-bit visit count cannot take them (more than
-  // kMaxSimulations on a fresh tree, fewer on a reused one).
-  void StartSearch(int64_t num_simulations, bool root_noise = true) {
+  // kMaxSimulations on a fresh tree, fewer on a reused one), and what the completion throws
+  // (the search is then not started; a later StartSearch tries again).
+  void StartSearch(int64_t num_simulations, Evaluator<G>& evaluator, bool root_noise = true) {
     VZ_CHECK(pending_.empty());
     const int64_t room = SearchTree::kMaxVisits - std::max<int32_t>(1, tree_.visits[kRoot]);
     if (num_simulations > room) {
@@ -180,7 +189,11 @@ class Mcts {
         size_t(std::min<int64_t>(int64_t(std::bit_ceil(uint64_t(expected))), params_.max_nodes)));
     gumbel_.Reset();
     if (tree_.first_child[kRoot] != SearchTree::kNone) MarkRootChildren();
-    if (tree_.Expanded(kRoot)) OnRootExpanded();
+    if (!tree_.Expanded(kRoot)) return;
+    if (tree_.priors_pending[kRoot]) {
+      CompleteDeferredPriors(kRoot, root_.position(), evaluator);
+    }
+    OnRootExpanded();
   }
 
   // True when the search started by StartSearch has nothing more to do: the budget is spent, the
@@ -195,14 +208,17 @@ class Mcts {
   // Descends from the root up to leaves_per_round times and appends the leaves that need an
   // evaluation to `batch` (which may hold other searches' entries). Terminal and proven leaves
   // are backed up at once. Returns the number of entries appended. Every appended entry must be
-  // evaluated and handed back through ApplyEvaluations before the next call.
-  int GatherLeaves(EvalBatch<G>& batch) {
+  // evaluated by `evaluator` and handed back through ApplyEvaluations before the next call;
+  // `evaluator` also completes the deferred priors of the nodes descended from (the file comment).
+  // Throws what its CompletePriors throws, or vz::Error on a non-finite completed prior, with the
+  // descent in progress undone (the leaves already gathered stay in flight).
+  int GatherLeaves(EvalBatch<G>& batch, Evaluator<G>& evaluator) {
     int added = 0;
     int collisions = 0;
     while (!RootDone() && !progress_.tree_full && added < params_.leaves_per_round &&
            collisions < std::max(1, params_.max_collisions)) {
       if (tree_.Expanded(kRoot) && progress_.simulations >= target_) break;
-      switch (GatherOne(batch)) {
+      switch (GatherOne(batch, evaluator)) {
         case Gathered::kLeaf: ++added; break;
         case Gathered::kTerminal: break;
         case Gathered::kCollision: ++collisions; break;
@@ -212,10 +228,15 @@ class Mcts {
     return added;
   }
 
-  // Reads this search's entries of `batch` (evaluated), expands the leaves and backs up values.
-  // Throws vz::Error, with the leaves cancelled as by CancelPending and nothing applied, if an
-  // entry's value or a prior is not finite.
-  void ApplyEvaluations(const EvalBatch<G>& batch) {
+  // Reads this search's entries of `batch` (evaluated by `evaluator`), expands the leaves and backs
+  // up values; new children's priors are marked deferred when the batch deferred them and the
+  // evaluator completes priors (the root's are completed at once). Throws vz::Error, with the
+  // leaves cancelled as by CancelPending and nothing applied, if an entry's value or a prior is not
+  // finite. A throw of the root's completion (what CompletePriors throws, or vz::Error on a
+  // non-finite prior) leaves the values applied and the root's priors deferred, to be completed
+  // by the next StartSearch.
+  void ApplyEvaluations(const EvalBatch<G>& batch, Evaluator<G>& evaluator) {
+    const bool deferred = batch.defer_priors() && evaluator.DefersPriors();
     for (const Pending& pending : pending_) {
       const Wdl& wdl = batch.value(pending.batch_index);
       bool finite = std::isfinite(wdl.win) && std::isfinite(wdl.draw) && std::isfinite(wdl.loss);
@@ -226,17 +247,31 @@ class Mcts {
         throw Error("the evaluator returned a non-finite value or prior for position " + position);
       }
     }
+    bool root_applied = false;
     for (const Pending& pending : pending_) {
       const int32_t node = pending.node;
       const Wdl wdl = batch.value(pending.batch_index);
       const bool white = Color(tree_.side[node]) == Color::kWhite;
       const float value_white = white ? wdl.Value() : -wdl.Value();
       if (tree_.visits[node] == 0) tree_.raw_value[node] = value_white;
-      if (pending.new_children) SetPriors(node, batch.priors(pending.batch_index));
+      if (pending.new_children) {
+        if (deferred) {
+          // Kept as the evaluator gave them until CompleteDeferredPriors: its result is then the
+          // very priors an eager evaluator gives (the same floats), normalised once by SetPriors.
+          const std::span<const float> given = batch.priors(pending.batch_index);
+          std::copy(given.begin(), given.end(), tree_.prior.data() + tree_.first_child[node]);
+        } else {
+          SetPriors(node, batch.priors(pending.batch_index));
+        }
+        tree_.priors_pending[node] = deferred;
+      }
       tree_.Backup(node, value_white, wdl.draw);
-      if (node == kRoot) OnRootExpanded();
+      root_applied = root_applied || node == kRoot;
     }
     pending_.clear();
+    if (!root_applied) return;
+    if (tree_.priors_pending[kRoot]) CompleteDeferredPriors(kRoot, root_.position(), evaluator);
+    OnRootExpanded();
   }
 
   // Forgets the leaves in flight (after an evaluator failure): their virtual loss is removed,
@@ -271,7 +306,7 @@ class Mcts {
   // Runs a whole search alone: StartSearch, then rounds of the search driver until Done. If the
   // evaluator throws, the leaves in flight are cancelled and the exception propagates.
   void Search(Evaluator<G>& evaluator, int64_t num_simulations) {
-    StartSearch(num_simulations);
+    StartSearch(num_simulations, evaluator);
     Mcts* self = this;
     driver_.Run(evaluator, std::span<Mcts* const>(&self, 1));
   }
@@ -445,8 +480,35 @@ class Mcts {
     }
   }
 
+  // Completes the deferred priors of the expanded `node`, whose position is `position`, with
+  // `evaluator` (Evaluator::CompletePriors, from the first-stage priors as the evaluator gave
+  // them), normalises them and clears its mark. Throws what CompletePriors throws, or vz::Error on
+  // a non-finite prior, with the node left as it was.
+  void CompleteDeferredPriors(int32_t node, const Position& position, Evaluator<G>& evaluator) {
+    const int32_t first = tree_.first_child[node];
+    const int n = tree_.num_children[node];
+    completion_moves_.assign(tree_.move.data() + first, tree_.move.data() + first + n);
+    completion_priors_.assign(tree_.prior.data() + first, tree_.prior.data() + first + n);
+    evaluator.CompletePriors(position, completion_moves_, completion_priors_);
+    for (float prior : completion_priors_) {
+      if (!std::isfinite(prior)) {
+        throw Error("the evaluator completed the priors of position " +
+                    G::FormatPosition(position) + " with a non-finite prior");
+      }
+    }
+    SetPriors(node, completion_priors_);
+    tree_.priors_pending[node] = 0;
+  }
+
+  // Takes back the descent in progress that reached `node`: its virtual loss, and the root's
+  // sequential-halving step it used (handed out again).
+  void AbandonDescent(int32_t node) {
+    UndoVirtualLoss(tree_, node);
+    if (node != kRoot && params_.gumbel && gumbel_.ready()) gumbel_.Unselect();
+  }
+
   // One descent. Applies virtual loss along the path as it goes.
-  Gathered GatherOne(EvalBatch<G>& batch) {
+  Gathered GatherOne(EvalBatch<G>& batch, Evaluator<G>& evaluator) {
     Position position = root_.position();
     int32_t node = kRoot;
     path_keys_.clear();
@@ -459,12 +521,18 @@ class Mcts {
       }
       if (!tree_.Expanded(node)) {
         if (tree_.in_flight[node] > 1) {
-          UndoVirtualLoss(tree_, node);
-          // The root's sequential-halving step was not used: hand it out again.
-          if (node != kRoot && params_.gumbel && gumbel_.ready()) gumbel_.Unselect();
+          AbandonDescent(node);
           return Gathered::kCollision;
         }
         return ExpandLeaf(node, position, batch);
+      }
+      if (tree_.priors_pending[node]) {
+        try {
+          CompleteDeferredPriors(node, position, evaluator);
+        } catch (...) {
+          AbandonDescent(node);
+          throw;
+        }
       }
       const bool white = G::SideToMove(position) == Color::kWhite;
       if (node == kRoot) {
@@ -513,8 +581,7 @@ class Mcts {
       if (!new_children && tree_.visits[node] > 0) {
         // The tree is full and this leaf's value is already in it: end the search.
         progress_.tree_full = true;
-        UndoVirtualLoss(tree_, node);
-        if (node != kRoot && params_.gumbel && gumbel_.ready()) gumbel_.Unselect();
+        AbandonDescent(node);
         return Gathered::kFull;
       }
       if (new_children && node == kRoot) MarkRootChildren();
@@ -544,6 +611,8 @@ class Mcts {
   std::vector<uint64_t> path_keys_;  // [ply below the root] repetition keys of the descent
   MoveList moves_buffer_;
   MoveList replies_;  // the moves after a root move (MarkRootChildrenThatEndTheGame)
+  std::vector<Move> completion_moves_;    // [child] of CompleteDeferredPriors
+  std::vector<float> completion_priors_;  // [child] of CompleteDeferredPriors
   GumbelRoot gumbel_;
   mutable std::vector<float> improved_policy_;  // [root child] Result's Gumbel policy target
   SearchDriver<G> driver_;                      // of Search, the lone search

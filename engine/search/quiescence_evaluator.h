@@ -6,7 +6,8 @@
 // simulations leave the opponent's capture two plies down unexpanded, and a leaf where a piece
 // hangs is scored as if it did not.
 //
-// For a leaf position p with the side to move S:
+// For a leaf position p with the side to move S and the legal moves the search gives it (at a
+// root restricted by `searchmoves`, the allowed ones):
 //   gain  = QuiescenceScore(p) - Evaluate(p)   (engine/alphabeta/alphabeta.h, centipawns, S's view)
 //           what S wins by its best line of captures and promotions over standing pat (0 when
 //           standing pat is best; negative only where S must move: in check, or a draughts
@@ -25,8 +26,12 @@
 // (engine/alphabeta/evaluation.h): a search with this decorator is not zero-knowledge.
 //
 // Cost: one bounded quiescence search per leaf on the host (at most kLeafQuiescenceNodes
-// positions), and one per legal move of the leaf with informed priors (at most
-// kPriorQuiescenceNodes each), beside the inner evaluation; measured figures in docs/strength.md.
+// positions), beside the inner evaluation, and with informed priors one per legal move (at most
+// kPriorQuiescenceNodes each) of each node the search descends from: the tactical priors are a
+// deferred stage (Evaluator::CompletePriors) that Mcts asks for only when it first selects among
+// a node's children, so the leaves evaluated once never pay for them (a direct caller of
+// Evaluate, whose batch does not defer, gets them at once). Measured figures in docs/strength.md
+// and docs/performance.md.
 // Not thread-safe (one alpha-beta searcher inside); one instance per thread, or shared by the
 // players of one thread like any evaluator.
 
@@ -94,13 +99,35 @@ class QuiescenceEvaluator final : public Evaluator<G> {
     inner_->Evaluate(batch);
     for (int i = 0; i < batch.size(); ++i) {
       const auto& position = batch.position(i);
-      const int score =
-          search_.QuiescenceScore(position, kLeafQuiescenceNodes, kLeafQuiescencePlies);
-      nodes_ += search_.nodes();
-      const int gain = score - AlphaBeta<G>::Evaluate(position, batch.num_moves(i));
+      const std::span<const Move> moves = batch.moves(i);
+      int gain = 0;  // a quiet leaf's search is its static evaluation
+      if (AlphaBeta<G>::IsQuiet(position, moves)) {
+        ++nodes_;
+      } else {
+        leaf_moves_.size = int(moves.size());
+        std::copy(moves.begin(), moves.end(), leaf_moves_.moves);
+        const int score = search_.QuiescenceScore(position, leaf_moves_, kLeafQuiescenceNodes,
+                                                  kLeafQuiescencePlies);
+        nodes_ += search_.nodes();
+        gain = score - AlphaBeta<G>::Evaluate(position, int(moves.size()));
+      }
       batch.value(i) = CorrectLeafValue(batch.value(i), gain, scale_);
-      if (prior_weight_ > 0) MixTacticalPriors(position, batch.moves(i), batch.priors(i));
+      if (prior_weight_ > 0 && !batch.defer_priors()) {
+        MixTacticalPriors(position, batch.moves(i), batch.priors(i));
+      }
     }
+  }
+
+  // The tactical priors are the deferred stage (Evaluator::CompletePriors): with a prior weight,
+  // a batch that defers its priors gets the inner priors from Evaluate, and CompletePriors mixes
+  // in the tactical policy, one quiescence search per legal move, only for the nodes the search
+  // descends from. The inner evaluator's own deferred stage, if it has one, is forwarded and runs
+  // first (the batch reaches it as it came).
+  bool DefersPriors() const override { return prior_weight_ > 0 || inner_->DefersPriors(); }
+  void CompletePriors(const typename G::Position& position, std::span<const Move> moves,
+                      std::span<float> priors) override {
+    if (inner_->DefersPriors()) inner_->CompletePriors(position, moves, priors);
+    if (prior_weight_ > 0) MixTacticalPriors(position, moves, priors);
   }
 
   // The evaluator whose values are corrected (e.g. for a rollout player's per-game seeding).
@@ -122,12 +149,15 @@ class QuiescenceEvaluator final : public Evaluator<G> {
       const Outcome outcome = G::LocalOutcome(child, replies.size);
       int score;
       if (outcome.IsTerminal()) {
-        score = outcome.status == Status::kDraw                    ? 0
+        score = outcome.status == Status::kDraw                     ? 0
                 : outcome.status == WinFor(G::SideToMove(position)) ? kMaxGainCentipawns
                                                                     : -kMaxGainCentipawns;
+      } else if (AlphaBeta<G>::IsQuiet(child, {replies.moves, size_t(replies.size)})) {
+        score = -AlphaBeta<G>::Evaluate(child, replies.size);
+        ++nodes_;
       } else {
-        score = -search_.QuiescenceScore(child, replies, kPriorQuiescenceNodes,
-                                         kPriorQuiescencePlies);
+        score =
+            -search_.QuiescenceScore(child, replies, kPriorQuiescenceNodes, kPriorQuiescencePlies);
         nodes_ += search_.nodes();
       }
       scores_[k] = float(std::clamp(score, -kMaxGainCentipawns, kMaxGainCentipawns));
@@ -140,17 +170,19 @@ class QuiescenceEvaluator final : public Evaluator<G> {
       tactical_total += scores_[k];
     }
     for (size_t k = 0; k < moves.size(); ++k) {
-      const double inner = inner_total > 0 ? std::max(0.0f, priors[k]) / inner_total
-                                           : 1.0 / double(moves.size());
-      priors[k] = float((1.0 - prior_weight_) * inner + prior_weight_ * scores_[k] / tactical_total);
+      const double inner =
+          inner_total > 0 ? std::max(0.0f, priors[k]) / inner_total : 1.0 / double(moves.size());
+      priors[k] =
+          float((1.0 - prior_weight_) * inner + prior_weight_ * scores_[k] / tactical_total);
     }
   }
 
   std::shared_ptr<Evaluator<G>> inner_;
   float prior_weight_;
   float scale_;
-  std::vector<float> scores_;  // [legal move] of MixTacticalPriors
-  AlphaBeta<G> search_{1024};  // quiescence only: the transposition table is never used
+  std::vector<float> scores_;        // [legal move] of MixTacticalPriors
+  typename G::MoveList leaf_moves_;  // a leaf's legal moves, reordered by its quiescence search
+  AlphaBeta<G> search_{1024};        // quiescence only: the transposition table is never used
   int64_t nodes_ = 0;
 };
 
@@ -160,7 +192,8 @@ class QuiescenceEvaluator final : public Evaluator<G> {
 template <Game G>
 std::unique_ptr<Evaluator<G>> WithLeafQuiescence(std::unique_ptr<Evaluator<G>> evaluator, bool on) {
   if (!on) return evaluator;
-  return std::make_unique<QuiescenceEvaluator<G>>(std::shared_ptr<Evaluator<G>>(std::move(evaluator)));
+  return std::make_unique<QuiescenceEvaluator<G>>(
+      std::shared_ptr<Evaluator<G>>(std::move(evaluator)));
 }
 
 }  // namespace vz

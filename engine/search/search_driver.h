@@ -9,12 +9,15 @@
 // it would alone (its descents depend only on its own tree and generator), provided the
 // evaluator's result for a position does not depend on the rest of the batch.
 //
-// Failures: when the evaluator throws, or a search rejects an evaluation (a non-finite value or
-// prior: vz::Error from ApplyEvaluations), every search of the round drops its leaves in flight
+// Failures: when the evaluator throws (in Evaluate, or in CompletePriors while a search gathers
+// or applies), or a search rejects an evaluation (a non-finite value or prior: vz::Error from
+// GatherLeaves or ApplyEvaluations), every search of the round drops its leaves in flight
 // (CancelPending) before the exception propagates, so that all of them stay usable.
 //
 // Timing: the driver adds up the wall time of the three phases of its rounds (when built with
-// timing on), for the self-play metrics. Not thread-safe: one driver belongs to one thread.
+// timing on), for the self-play metrics; an evaluator's deferred priors (Evaluator::CompletePriors)
+// count in the gather and apply phases, where the searches ask for them. Not thread-safe: one
+// driver belongs to one thread.
 
 #include <algorithm>
 #include <chrono>
@@ -29,15 +32,17 @@
 namespace vz {
 
 // What the driver needs of a search (Mcts<G>, or a player that wraps one, arena/player.h):
-// Done() once its budget is spent; GatherLeaves(batch) appends its leaves to a shared batch and
-// returns how many; ApplyEvaluations(batch) backs up its entries of the evaluated batch and may
-// throw vz::Error on a non-finite evaluation (its leaves then cancelled); CancelPending() forgets
-// its leaves in flight.
+// Done() once its budget is spent; GatherLeaves(batch, evaluator) appends its leaves to a shared
+// batch and returns how many; ApplyEvaluations(batch, evaluator) backs up its entries of the
+// evaluated batch and may throw vz::Error on a non-finite evaluation (its leaves then cancelled);
+// CancelPending() forgets its leaves in flight. Both get the round's evaluator for its deferred
+// priors (Evaluator::CompletePriors; the driver's batches defer them when the evaluator
+// DefersPriors).
 template <class S, class G>
-concept DrivenSearch = requires(S& search, EvalBatch<G>& batch) {
+concept DrivenSearch = requires(S& search, EvalBatch<G>& batch, Evaluator<G>& evaluator) {
   { std::as_const(search).Done() } -> std::convertible_to<bool>;
-  { search.GatherLeaves(batch) } -> std::convertible_to<int>;
-  search.ApplyEvaluations(std::as_const(batch));
+  { search.GatherLeaves(batch, evaluator) } -> std::convertible_to<int>;
+  search.ApplyEvaluations(std::as_const(batch), evaluator);
   search.CancelPending();
 };
 
@@ -82,6 +87,9 @@ class SearchDriver {
     static_assert(DrivenSearch<S, G>);
     const auto start = Now();
     batch_.Clear();
+    // Deferred priors only where the evaluator says it completes them: a decorator that does not
+    // forward CompletePriors gets, and passes on, a batch that wants whole priors.
+    batch_.set_defer_priors(evaluator.DefersPriors());
     bool any_active = false;
     scanned_ = 0;
     auto gathered = start, evaluated = start;
@@ -93,14 +101,14 @@ class SearchDriver {
         ++scanned_;
         if (search->Done()) continue;
         any_active = true;
-        search->GatherLeaves(batch_);
+        search->GatherLeaves(batch_, evaluator);
       }
       if (!any_active) return 0;
       gathered = Now();
       evaluated = gathered;
       if (batch_.size() > 0) evaluator.Evaluate(batch_);
       evaluated = Now();
-      for (S* search : searches.first(scanned_)) search->ApplyEvaluations(batch_);
+      for (S* search : searches.first(scanned_)) search->ApplyEvaluations(batch_, evaluator);
     } catch (...) {
       for (S* search : searches) search->CancelPending();
       throw;

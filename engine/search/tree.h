@@ -77,15 +77,19 @@ struct SearchTree {
   PodArray<int32_t> in_flight;      // [node] simulations handed out, not yet backed up
   PodArray<float> value_sum;        // [node] sum of backed-up values W - L, White's view
   PodArray<float> draw_sum;         // [node] sum of backed-up draw probabilities
-  PodArray<float> prior;            // [node] prior of the move into the node (noise included)
+  PodArray<float> prior;            // [node] prior of the move into the node (noise included;
+                                    // as the evaluator gave it while the parent's priors_pending)
   PodArray<float> raw_value;        // [node] the evaluator's W - L for the node, White's view
   PodArray<uint8_t> side;           // [node] Color to move, set when the node is first reached
   PodArray<uint8_t> proven;         // [node] Status under best play; kOngoing = not proven
   PodArray<uint16_t> proven_plies;  // [node] plies to the end of the game when proven
-  int32_t size = 0;                 // nodes in use: ids [0, size)
+  // [node] 1 while the priors of the node's children are the evaluator's first stage, to be
+  // completed (Evaluator::CompletePriors) before the search first selects among them.
+  PodArray<uint8_t> priors_pending;
+  int32_t size = 0;  // nodes in use: ids [0, size)
 
   static constexpr size_t kBytesPerNode =
-      sizeof(Move) + 4 + 4 + 2 + 4 + 4 + 4 + 4 + 4 + 4 + 1 + 1 + 2;
+      sizeof(Move) + 4 + 4 + 2 + 4 + 4 + 4 + 4 + 4 + 4 + 1 + 1 + 2 + 1;
 
   size_t capacity() const { return move.capacity(); }
 
@@ -121,6 +125,7 @@ struct SearchTree {
     std::fill_n(side.data() + first, count, uint8_t{0});
     std::fill_n(proven.data() + first, count, uint8_t(Status::kOngoing));
     std::fill_n(proven_plies.data() + first, count, uint16_t{0});
+    std::fill_n(priors_pending.data() + first, count, uint8_t{0});
     first_child[parent_node] = first;
     num_children[parent_node] = uint16_t(count);
     size += count;
@@ -141,6 +146,7 @@ struct SearchTree {
     side[node] = 0;
     proven[node] = uint8_t(Status::kOngoing);
     proven_plies[node] = 0;
+    priors_pending[node] = 0;
   }
 
   // Copies every field of `from`'s node `source` into node `target` (links included; the caller
@@ -165,6 +171,7 @@ struct SearchTree {
     f(&SearchTree::side);
     f(&SearchTree::proven);
     f(&SearchTree::proven_plies);
+    f(&SearchTree::priors_pending);
   }
 
   // Bytes reserved by the arrays (capacity, not size; untouched pages are not resident).

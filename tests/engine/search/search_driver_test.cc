@@ -77,7 +77,7 @@ TEST(SearchDriverTest, SearchDriverMatchesLoneSearches) {
       params.seed = 100 + i;
       searches.push_back(std::make_unique<Mcts<TicTacToeGame>>(params));
       if (i > 0) searches.back()->SetRoot(TicTacToeGame::ParsePosition(fens[i]));
-      searches.back()->StartSearch(150);
+      searches.back()->StartSearch(150, evaluator);
       pointers.push_back(searches.back().get());
     }
     SearchDriver<TicTacToeGame> driver;
@@ -94,13 +94,13 @@ TEST(SearchDriverTest, SearchDriverCancelsEverySearchOnAFailureAndCounts) {
   params.leaves_per_round = 4;
   std::vector<std::unique_ptr<Mcts<TicTacToeGame>>> searches;
   std::vector<Mcts<TicTacToeGame>*> pointers;
+  FailingEvaluator evaluator(3);
   for (int i = 0; i < 3; ++i) {
     params.seed = uint64_t(i);
     searches.push_back(std::make_unique<Mcts<TicTacToeGame>>(params));
-    searches.back()->StartSearch(60);
+    searches.back()->StartSearch(60, evaluator);
     pointers.push_back(searches.back().get());
   }
-  FailingEvaluator evaluator(3);
   SearchDriver<TicTacToeGame> driver;
   EXPECT_THROW(driver.Run(evaluator, pointers), Error);
   EXPECT_EQ(driver.stats().evaluator_calls, 2) << "the failed call is not counted";
@@ -122,12 +122,12 @@ TEST(SearchDriverTest, SearchDriverCancelsEverySearchOnAFailureAndCounts) {
 TEST(SearchDriverTest, SearchDriverBatchLimitLeavesTheRestForLater) {
   std::vector<std::unique_ptr<Mcts<TicTacToeGame>>> searches;
   std::vector<Mcts<TicTacToeGame>*> pointers;
+  UniformEvaluator<TicTacToeGame> evaluator;
   for (int i = 0; i < 3; ++i) {
     searches.push_back(std::make_unique<Mcts<TicTacToeGame>>());
-    searches.back()->StartSearch(10);
+    searches.back()->StartSearch(10, evaluator);
     pointers.push_back(searches.back().get());
   }
-  UniformEvaluator<TicTacToeGame> evaluator;
   SearchDriver<TicTacToeGame> driver;
   EXPECT_EQ(driver.RunRound(evaluator, pointers, /*max_batch=*/2), 2);
   EXPECT_EQ(driver.last_scanned(), 2u);

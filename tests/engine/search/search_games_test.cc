@@ -164,7 +164,7 @@ TYPED_TEST(SearchGamesTest, SearchDriverMatchesLoneSearches) {
     params.seed = i;
     searches.push_back(std::make_unique<Mcts<G>>(params));
     searches.back()->SetRoot(games[i]);
-    searches.back()->StartSearch(200);
+    searches.back()->StartSearch(200, evaluator);
     pointers.push_back(searches.back().get());
   }
   SearchDriver<G> driver;

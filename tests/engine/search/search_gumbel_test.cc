@@ -245,7 +245,7 @@ TEST(SearchGumbelTest, QuietSearchHasNoGumbelNoise) {
     for (bool noise : {false, true}) {
       Mcts<TicTacToeGame> search(GumbelParams(seed));
       HashEvaluator<TicTacToeGame> evaluator;
-      search.StartSearch(4, noise);
+      search.StartSearch(4, evaluator, noise);
       Mcts<TicTacToeGame>* self = &search;
       SearchDriver<TicTacToeGame> driver(/*timed=*/false);
       driver.Run(evaluator, std::span<Mcts<TicTacToeGame>* const>(&self, 1));

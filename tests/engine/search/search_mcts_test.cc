@@ -246,17 +246,17 @@ TEST(SearchMctsTest, VirtualLossHandsOutDistinctLeaves) {
   Mcts<TicTacToeGame> search(params);
   UniformEvaluator<TicTacToeGame> evaluator;
   search.Search(evaluator, 20);  // expands the root and a few more
-  search.StartSearch(8);
+  search.StartSearch(8, evaluator);
   EvalBatch<TicTacToeGame> batch;
   batch.Clear();
-  const int gathered = search.GatherLeaves(batch);
+  const int gathered = search.GatherLeaves(batch, evaluator);
   EXPECT_EQ(gathered, 8);
   std::set<uint64_t> distinct;
   for (int i = 0; i < batch.size(); ++i) distinct.insert(TicTacToeGame::Hash(batch.position(i)));
   EXPECT_EQ(int(distinct.size()), batch.size());
   EXPECT_FALSE(search.Done());
   evaluator.Evaluate(batch);
-  search.ApplyEvaluations(batch);
+  search.ApplyEvaluations(batch, evaluator);
   EXPECT_TRUE(search.Done());
   ExpectConsistentTree(search, /*exact=*/false);
 }
@@ -349,25 +349,26 @@ TEST(SearchMctsTest, CountsBeyondThirtyTwoBitsAreRefusedOrClamped) {
   EXPECT_EQ(Mcts<TicTacToeGame>(NodeCapParams(int64_t{1} << 40)).params().max_nodes, int32_max);
 
   Mcts<TicTacToeGame> search;
-  EXPECT_THROW(search.StartSearch(int64_t{1} << 31), Error);
-  EXPECT_THROW(search.StartSearch(int32_max), Error);  // the root's own evaluation counts too
-  search.StartSearch(int32_max - 1);
-  // On a reused tree the root's visits so far count as well.
   UniformEvaluator<TicTacToeGame> uniform;
+  EXPECT_THROW(search.StartSearch(int64_t{1} << 31, uniform), Error);
+  // The root's own evaluation counts too.
+  EXPECT_THROW(search.StartSearch(int32_max, uniform), Error);
+  search.StartSearch(int32_max - 1, uniform);
+  // On a reused tree the root's visits so far count as well.
   search.Search(uniform, 10);
-  EXPECT_THROW(search.StartSearch(int32_max - 1), Error);
-  search.StartSearch(int32_max - 11);
+  EXPECT_THROW(search.StartSearch(int32_max - 1, uniform), Error);
+  search.StartSearch(int32_max - 11, uniform);
   for (bool gumbel : {false, true}) {
     SearchParams params;
     params.gumbel = gumbel;
     Mcts<TicTacToeGame> huge(params);
-    huge.StartSearch(kMaxSimulations);  // Gumbel's schedule must not be a table of 2^31 entries
+    huge.StartSearch(kMaxSimulations, uniform);  // Gumbel's schedule must not be a table of 2^31 entries
     EvalBatch<TicTacToeGame> batch;
     for (int round = 0; round < 50 && !huge.Done(); ++round) {
       batch.Clear();
-      huge.GatherLeaves(batch);
+      huge.GatherLeaves(batch, uniform);
       uniform.Evaluate(batch);
-      huge.ApplyEvaluations(batch);
+      huge.ApplyEvaluations(batch, uniform);
     }
     EXPECT_GE(huge.simulations(), 49);
     EXPECT_NE(huge.BestMove(), kNullMove);
