@@ -35,8 +35,9 @@
 // children: the children get their priors from that evaluation. An evaluator with deferred
 // priors (Evaluator::DefersPriors; the driver's batches defer them) has its second stage
 // called for a node just before the search first selects among the node's children, and for the
-// root as soon as it is expanded: the selections see the same priors as without the deferral,
-// and the leaves that are never descended from never pay for the second stage.
+// root as soon as it is expanded (or at StartSearch, for a root kept by tree reuse): the
+// selections see the same priors as without the deferral, and the leaves that are never
+// descended from never pay for the second stage.
 //
 // At the node cap (the tree is full) a new leaf is still evaluated once and backed up without
 // children, but a descent that reaches a leaf already evaluated, which could only be expanded by
@@ -189,11 +190,7 @@ class Mcts {
         size_t(std::min<int64_t>(int64_t(std::bit_ceil(uint64_t(expected))), params_.max_nodes)));
     gumbel_.Reset();
     if (tree_.first_child[kRoot] != SearchTree::kNone) MarkRootChildren();
-    if (!tree_.Expanded(kRoot)) return;
-    if (tree_.priors_pending[kRoot]) {
-      CompleteDeferredPriors(kRoot, root_.position(), evaluator);
-    }
-    OnRootExpanded();
+    OnRootExpanded(evaluator);
   }
 
   // True when the search started by StartSearch has nothing more to do: the budget is spent, the
@@ -269,9 +266,7 @@ class Mcts {
       root_applied = root_applied || node == kRoot;
     }
     pending_.clear();
-    if (!root_applied) return;
-    if (tree_.priors_pending[kRoot]) CompleteDeferredPriors(kRoot, root_.position(), evaluator);
-    OnRootExpanded();
+    if (root_applied) OnRootExpanded(evaluator);
   }
 
   // Forgets the leaves in flight (after an evaluator failure): their virtual loss is removed,
@@ -454,9 +449,11 @@ class Mcts {
     }
   }
 
-  // Root noise and Gumbel sampling, once the root has children with priors.
-  void OnRootExpanded() {
+  // Once the root has children: their deferred priors completed with `evaluator` (throws as
+  // CompleteDeferredPriors, before any noise), then root noise and Gumbel sampling.
+  void OnRootExpanded(Evaluator<G>& evaluator) {
     if (!tree_.Expanded(kRoot)) return;
+    if (tree_.priors_pending[kRoot]) CompleteDeferredPriors(kRoot, root_.position(), evaluator);
     const int32_t first = tree_.first_child[kRoot];
     const int n = tree_.num_children[kRoot];
     if (root_noise_ && !root_noise_applied_ && params_.dirichlet_epsilon > 0.0f &&
@@ -487,9 +484,8 @@ class Mcts {
   void CompleteDeferredPriors(int32_t node, const Position& position, Evaluator<G>& evaluator) {
     const int32_t first = tree_.first_child[node];
     const int n = tree_.num_children[node];
-    completion_moves_.assign(tree_.move.data() + first, tree_.move.data() + first + n);
     completion_priors_.assign(tree_.prior.data() + first, tree_.prior.data() + first + n);
-    evaluator.CompletePriors(position, completion_moves_, completion_priors_);
+    evaluator.CompletePriors(position, {tree_.move.data() + first, size_t(n)}, completion_priors_);
     for (float prior : completion_priors_) {
       if (!std::isfinite(prior)) {
         throw Error("the evaluator completed the priors of position " +
@@ -611,7 +607,6 @@ class Mcts {
   std::vector<uint64_t> path_keys_;  // [ply below the root] repetition keys of the descent
   MoveList moves_buffer_;
   MoveList replies_;  // the moves after a root move (MarkRootChildrenThatEndTheGame)
-  std::vector<Move> completion_moves_;    // [child] of CompleteDeferredPriors
   std::vector<float> completion_priors_;  // [child] of CompleteDeferredPriors
   GumbelRoot gumbel_;
   mutable std::vector<float> improved_policy_;  // [root child] Result's Gumbel policy target
