@@ -37,8 +37,10 @@ class CachingEvaluator final : public Evaluator<G> {
       const uint64_t hash = G::Hash(batch.position(i));
       const int repetition = batch.repetition_count(i);
       const Slot& slot = slots_[SlotIndex(hash, repetition)];
-      if (slot.used && slot.hash == hash && slot.repetition_count == repetition &&
-          slot.deferred == batch.defer_priors() && int(slot.priors.size()) == batch.num_moves(i)) {
+      // A restricted root's priors are over its allowed moves only: neither looked up nor stored.
+      if (!batch.restricted(i) && slot.used && slot.hash == hash &&
+          slot.repetition_count == repetition && slot.deferred == batch.defer_priors() &&
+          int(slot.priors.size()) == batch.num_moves(i)) {
         std::span<float> priors = batch.priors(i);
         for (size_t k = 0; k < priors.size(); ++k) priors[k] = slot.priors[k];
         batch.value(i) = slot.value;
@@ -47,7 +49,8 @@ class CachingEvaluator final : public Evaluator<G> {
       }
       ++misses_;
       const std::span<const Move> moves = batch.moves(i);
-      misses_batch_.Add(batch.position(i), moves.data(), int(moves.size()), repetition);
+      misses_batch_.Add(batch.position(i), moves.data(), int(moves.size()), repetition,
+                        batch.restricted(i));
       miss_index_.push_back(i);
     }
     if (misses_batch_.size() == 0) return;
@@ -59,7 +62,7 @@ class CachingEvaluator final : public Evaluator<G> {
       for (size_t k = 0; k < out.size(); ++k) out[k] = priors[k];
       batch.value(i) = misses_batch_.value(j);
       batch.set_cacheable(i, misses_batch_.cacheable(j));
-      if (!misses_batch_.cacheable(j)) continue;
+      if (!misses_batch_.cacheable(j) || batch.restricted(i)) continue;
       Slot& slot = slots_[SlotIndex(G::Hash(batch.position(i)), batch.repetition_count(i))];
       slot.used = true;
       slot.hash = G::Hash(batch.position(i));

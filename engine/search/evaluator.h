@@ -10,7 +10,12 @@
 //   repetition_counts_  [batch]          occurrences of the position in game history + tree path
 //                                        (1 = first time); an explicit network input
 //   move_offsets_       [batch + 1]      entry i's legal moves are moves_[offset[i], offset[i+1])
-//   moves_              [total moves]    legal moves in generation order
+//   moves_              [total moves]    legal moves in generation order (at a root restricted by
+//                                        UCI's `go searchmoves`, the allowed ones)
+//   restricted_         [batch]          1 when entry i's moves are a restriction of its legal
+//                                        moves: its priors are over them, its value is still the
+//                                        position's (an evaluator whose value looks at the moves
+//                                        generates the full list)
 //   priors_             [total moves]    output: prior of each legal move, >= 0, summing to 1
 //   values_             [batch]          output: WDL from the side to move's point of view
 //   cacheable_          [batch]          output: 0 when the value depends on more than the
@@ -43,10 +48,13 @@ class EvalBatch {
     priors_.clear();
     values_.clear();
     cacheable_.clear();
+    restricted_.clear();
   }
 
-  // Appends a position with its `num_moves` >= 1 legal moves; returns its index in the batch.
-  int Add(const Position& position, const Move* moves, int num_moves, int repetition_count) {
+  // Appends a position with its `num_moves` >= 1 legal moves (`restricted`: only the allowed
+  // ones of a restricted root); returns its index in the batch.
+  int Add(const Position& position, const Move* moves, int num_moves, int repetition_count,
+          bool restricted = false) {
     VZ_DCHECK(num_moves >= 1);
     if (move_offsets_.empty()) move_offsets_.push_back(0);
     positions_.push_back(position);
@@ -56,6 +64,7 @@ class EvalBatch {
     move_offsets_.push_back(int32_t(moves_.size()));
     values_.emplace_back();
     cacheable_.push_back(1);
+    restricted_.push_back(restricted);
     return int(positions_.size()) - 1;
   }
 
@@ -76,6 +85,8 @@ class EvalBatch {
   const Wdl& value(int i) const { return values_[i]; }
   bool cacheable(int i) const { return cacheable_[i] != 0; }
   void set_cacheable(int i, bool cacheable) { cacheable_[i] = cacheable; }
+  // Whether moves(i) are a restriction of the position's legal moves (file comment).
+  bool restricted(int i) const { return restricted_[i] != 0; }
   // Whether the caller completes the priors itself (file comment); false unless set, so that a
   // caller that reads the priors straight from Evaluate gets them whole.
   bool defer_priors() const { return defer_priors_; }
@@ -97,6 +108,7 @@ class EvalBatch {
   std::vector<float> priors_;
   std::vector<Wdl> values_;
   std::vector<uint8_t> cacheable_;
+  std::vector<uint8_t> restricted_;
   bool defer_priors_ = false;
 };
 

@@ -582,7 +582,9 @@ class Mcts {
       }
       if (new_children && node == kRoot) MarkRootChildren();
     }
-    const int index = batch.Add(position, moves_buffer_.moves, moves_buffer_.size, repetition);
+    const bool restricted = node == kRoot && !root_.restriction().empty();
+    const int index =
+        batch.Add(position, moves_buffer_.moves, moves_buffer_.size, repetition, restricted);
     pending_.push_back({node, index, new_children});
     if (node != kRoot || tree_.visits[kRoot] > 0) ++progress_.simulations;
     return Gathered::kLeaf;

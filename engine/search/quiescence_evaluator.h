@@ -7,7 +7,8 @@
 // hangs is scored as if it did not.
 //
 // For a leaf position p with the side to move S and the legal moves the search gives it (at a
-// root restricted by `searchmoves`, the allowed ones):
+// root restricted by `searchmoves`, the allowed ones get the priors; the gain below is the whole
+// position's, searched over every legal move):
 //   gain  = QuiescenceScore(p) - Evaluate(p)   (engine/alphabeta/alphabeta.h, centipawns, S's view)
 //           what S wins by its best line of captures and promotions over standing pat (0 when
 //           standing pat is best; negative only where S must move: in check, or a draughts
@@ -99,17 +100,23 @@ class QuiescenceEvaluator final : public Evaluator<G> {
     inner_->Evaluate(batch);
     for (int i = 0; i < batch.size(); ++i) {
       const auto& position = batch.position(i);
-      const std::span<const Move> moves = batch.moves(i);
-      int gain = 0;  // a quiet leaf's search is its static evaluation
-      if (AlphaBeta<G>::IsQuiet(position, moves)) {
-        ++nodes_;
+      // The leaf's legal moves: the batch's, or all of them behind a restricted root's.
+      if (batch.restricted(i)) {
+        G::GenerateMoves(position, leaf_moves_);
       } else {
+        const std::span<const Move> moves = batch.moves(i);
         leaf_moves_.size = int(moves.size());
         std::copy(moves.begin(), moves.end(), leaf_moves_.moves);
+      }
+      const int num_legal = leaf_moves_.size;
+      int gain = 0;  // a quiet leaf's search is its static evaluation
+      if (AlphaBeta<G>::IsQuiet(position, {leaf_moves_.moves, size_t(num_legal)})) {
+        ++nodes_;
+      } else {
         const int score = search_.QuiescenceScore(position, leaf_moves_, kLeafQuiescenceNodes,
                                                   kLeafQuiescencePlies);
         nodes_ += search_.nodes();
-        gain = score - AlphaBeta<G>::Evaluate(position, int(moves.size()));
+        gain = score - AlphaBeta<G>::Evaluate(position, num_legal);
       }
       batch.value(i) = CorrectLeafValue(batch.value(i), gain, scale_);
       if (prior_weight_ > 0 && !batch.defer_priors()) {

@@ -319,8 +319,9 @@ TEST(QuiescenceEvaluatorTest, DeferredPriorsCompleteToTheEagerOnes) {
 // A search with the tactical priors deferred is the search with them computed at every leaf:
 // the same visits, values and priors at the root (to the float), PUCT with Dirichlet noise and
 // Gumbel, with batches of 16 leaves; on a root kept by tree reuse whose priors were still deferred
-// (a position two plies down evaluated once), before any simulation and after; and it completes the priors of far
-// fewer nodes than it evaluates. Every node the search descended from has its priors complete.
+// (a position two plies down evaluated once), before any simulation and after; and it completes
+// the priors of far fewer nodes than it evaluates. Every node the search descended from has its
+// priors complete.
 TEST(QuiescenceEvaluatorTest, DeferredPriorsSearchAsEagerOnesWithFewerCompletions) {
   for (const bool gumbel : {false, true}) {
     search_testing::HashEvaluator<ChacoRex> hash;
@@ -454,6 +455,94 @@ TEST(QuiescenceEvaluatorTest, AFailedCompletionLeavesAUsableTree) {
 // A cache in front of deferred priors keeps the two kinds of entries apart: a position stored
 // from a batch that deferred its priors is not served to one that did not (whose priors must be
 // whole), and the deferred stage is passed through.
+// Records, for each position evaluated, whether its batch entry was a restricted root's.
+template <Game G>
+class RestrictionRecorder final : public Evaluator<G> {
+ public:
+  explicit RestrictionRecorder(Evaluator<G>& inner) : inner_(inner) {}
+  void Evaluate(EvalBatch<G>& batch) override {
+    for (int i = 0; i < batch.size(); ++i) restricted.push_back(batch.restricted(i));
+    inner_.Evaluate(batch);
+  }
+  std::vector<bool> restricted;
+
+ private:
+  Evaluator<G>& inner_;
+};
+
+// A root restricted by `go searchmoves` to quiet moves keeps the whole position's value: the
+// capture search behind it still tries every legal move (the batch entry says it is restricted),
+// directly, through the cache (which neither serves nor stores the restricted entry), and in a
+// search; only the priors are over the allowed moves.
+TEST(QuiescenceEvaluatorTest, RestrictedRootKeepsTheWholePositionsValue) {
+  // The first position of a random game from the middle game where the side to move wins
+  // material by a capture (its corrected value differs from the inner one) and has two quiet
+  // moves to be restricted to.
+  const Wdl inner{0.3f, 0.4f, 0.3f};
+  ChacoRex::Position position = ChacoRex::ParsePosition(kChacoRexMiddleGame);
+  typename ChacoRex::MoveList moves;
+  std::vector<Move> quiet;
+  uint64_t rng = 7;
+  for (int ply = 0; ply < 200; ++ply) {
+    ChacoRex::GenerateMoves(position, moves);
+    ASSERT_FALSE(ChacoRex::LocalOutcome(position, moves.size).IsTerminal());
+    quiet.clear();
+    for (int k = 0; k < moves.size; ++k) {
+      if (AlphaBeta<ChacoRex>::IsQuiet(position, {&moves.moves[k], 1})) quiet.push_back(moves[k]);
+    }
+    if (quiet.size() >= 2 && CorrectedValue<ChacoRex>(position, inner).Value() != inner.Value()) {
+      break;
+    }
+    rng = SplitMix64(rng);
+    ChacoRex::ApplyMove(position, moves[int(rng % uint64_t(moves.size))]);
+  }
+  ASSERT_GE(quiet.size(), 2u);
+  quiet.resize(2);
+  QuiescenceEvaluator<ChacoRex> evaluator(std::make_shared<Fixed<ChacoRex>>(inner), 0.5f);
+  CachingEvaluator<ChacoRex> cache(evaluator, 64);
+  for (Evaluator<ChacoRex>* e : {static_cast<Evaluator<ChacoRex>*>(&evaluator),
+                                 static_cast<Evaluator<ChacoRex>*>(&cache)}) {
+    EvalBatch<ChacoRex> batch;
+    batch.Add(position, moves.moves, moves.size, 1);
+    batch.Add(position, quiet.data(), int(quiet.size()), 1, /*restricted=*/true);
+    EXPECT_FALSE(batch.restricted(0));
+    EXPECT_TRUE(batch.restricted(1));
+    e->Evaluate(batch);
+    EXPECT_NE(batch.value(0).Value(), inner.Value());  // the capture search moved it
+    EXPECT_EQ(batch.value(1).Value(), batch.value(0).Value());
+    const std::span<const float> priors = std::as_const(batch).priors(1);
+    ASSERT_EQ(priors.size(), 2u);
+    EXPECT_NEAR(priors[0] + priors[1], 1.0f, 1e-5f);
+  }
+  EXPECT_EQ(cache.hits(), 0);
+  // The restricted entry was not stored: the next look-up of the whole position is a hit, and a
+  // restricted one is a miss again.
+  EvalBatch<ChacoRex> again;
+  again.Add(position, moves.moves, moves.size, 1);
+  again.Add(position, quiet.data(), int(quiet.size()), 1, /*restricted=*/true);
+  cache.Evaluate(again);
+  EXPECT_EQ(cache.hits(), 1);
+  EXPECT_EQ(cache.misses(), 3);
+
+  // In a search: only the root's entry is marked, and the restricted root's value is the whole
+  // position's.
+  RestrictionRecorder<ChacoRex> recorder(evaluator);
+  Mcts<ChacoRex> whole, restricted;
+  GameState<ChacoRex> game(position);
+  whole.SetRoot(game);
+  restricted.SetRoot(game);
+  restricted.RestrictRootMoves(quiet);
+  whole.Search(evaluator, 1);
+  restricted.Search(recorder, 1);
+  ASSERT_GE(recorder.restricted.size(), 2u);
+  EXPECT_TRUE(recorder.restricted[0]);
+  for (size_t k = 1; k < recorder.restricted.size(); ++k) EXPECT_FALSE(recorder.restricted[k]);
+  const SearchTree& a = whole.tree();
+  const SearchTree& b = restricted.tree();
+  EXPECT_EQ(a.raw_value[SearchTree::kRoot], b.raw_value[SearchTree::kRoot]);
+  EXPECT_EQ(restricted.Result().moves.size(), 2u);
+}
+
 TEST(QuiescenceEvaluatorTest, CacheKeepsDeferredAndWholePriorsApart) {
   const Draughts::Position position = Draughts::ParsePosition(kTwoForOne);
   QuiescenceEvaluator<Draughts> quiescence(std::make_shared<Fixed<Draughts>>(Wdl{}), 0.5f);

@@ -86,7 +86,9 @@ void ExpectConsistentTree(const Mcts<G>& search, bool exact) {
       priors += tree.prior[child];
     }
     // Deferred priors are kept as the evaluator gave them until completed (Mcts).
-    if (!tree.priors_pending[node]) EXPECT_NEAR(priors, 1.0, 1e-4) << "node " << node;
+    if (!tree.priors_pending[node]) {
+      EXPECT_NEAR(priors, 1.0, 1e-4) << "node " << node;
+    }
     if (exact) {
       EXPECT_EQ(tree.visits[node], children + 1) << "node " << node;
     } else {
