@@ -10,7 +10,8 @@
 // checks the number of legal moves to guard against hash collisions. A batch that defers its
 // priors (EvalBatch::defer_priors) is passed on as such, the inner evaluator's deferred stage is
 // forwarded (CompletePriors), and an entry stored from a deferring batch serves only deferring
-// batches (and the reverse), so that no priors are completed twice or never.
+// batches (and the reverse), so that no priors are completed twice or never. A restricted root's
+// entry (EvalBatch::restricted: priors over the allowed moves only) is neither served nor stored.
 // Not thread-safe.
 
 #include <cstddef>

@@ -51,8 +51,8 @@ class EvalBatch {
     restricted_.clear();
   }
 
-  // Appends a position with its `num_moves` >= 1 legal moves (`restricted`: only the allowed
-  // ones of a restricted root); returns its index in the batch.
+  // Appends a position with its `num_moves` >= 1 legal moves (`restricted`: `moves` are the
+  // allowed ones of a root restricted by `searchmoves`); returns its index in the batch.
   int Add(const Position& position, const Move* moves, int num_moves, int repetition_count,
           bool restricted = false) {
     VZ_DCHECK(num_moves >= 1);
@@ -133,7 +133,8 @@ class Evaluator {
   // sees the same priors as without the deferral. A decorator forwards both functions to its inner
   // evaluator (running its own stage after the inner one, if it has one), or neither (the driver
   // then asks it for whole priors: SearchDriver sets defer_priors only when DefersPriors()).
-  // `priors` are the Evaluate priors of `position`'s legal moves `moves` as Evaluate gave them
+  // `priors` are the Evaluate priors of `position`'s legal moves `moves` (at a restricted root,
+  // the allowed ones: a completion depends on `moves` alone) as Evaluate gave them
   // (not normalised; in the same order) and are completed in place, so that completing them gives
   // the very floats a batch that does not defer gets. Throws what the evaluator's environment
   // throws (as Evaluate); the search then leaves the node's priors deferred. Default: nothing

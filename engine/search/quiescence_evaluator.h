@@ -21,7 +21,8 @@
 // are mixed with a tactical policy too, so that a capture that wins material or a move that does
 // not hang a piece is searched first even where the inner priors miss it:
 //   score(m) = -QuiescenceScore(p after m)            the move's 1-ply + quiescence score for S
-//   t(m)     = softmax over the legal moves of (score(m) - max score) / kPriorTemperature
+//   t(m)     = softmax over the legal moves (the allowed ones at a restricted root) of
+//              (score(m) - max score) / kPriorTemperature
 //   prior(m) = (1 - lambda) P(m) + lambda t(m)         P the inner priors (normalized)
 // The gain and scores use the alpha-beta baseline's hand-written material values
 // (engine/alphabeta/evaluation.h): a search with this decorator is not zero-knowledge.

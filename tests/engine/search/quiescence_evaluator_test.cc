@@ -452,10 +452,8 @@ TEST(QuiescenceEvaluatorTest, AFailedCompletionLeavesAUsableTree) {
   }
 }
 
-// A cache in front of deferred priors keeps the two kinds of entries apart: a position stored
-// from a batch that deferred its priors is not served to one that did not (whose priors must be
-// whole), and the deferred stage is passed through.
-// Records, for each position evaluated, whether its batch entry was a restricted root's.
+// Records, for each position evaluated, whether its batch entry was a restricted root's;
+// forwards the deferred stage.
 template <Game G>
 class RestrictionRecorder final : public Evaluator<G> {
  public:
@@ -463,6 +461,11 @@ class RestrictionRecorder final : public Evaluator<G> {
   void Evaluate(EvalBatch<G>& batch) override {
     for (int i = 0; i < batch.size(); ++i) restricted.push_back(batch.restricted(i));
     inner_.Evaluate(batch);
+  }
+  bool DefersPriors() const override { return inner_.DefersPriors(); }
+  void CompletePriors(const typename G::Position& position, std::span<const Move> moves,
+                      std::span<float> priors) override {
+    inner_.CompletePriors(position, moves, priors);
   }
   std::vector<bool> restricted;
 
@@ -472,8 +475,8 @@ class RestrictionRecorder final : public Evaluator<G> {
 
 // A root restricted by `go searchmoves` to quiet moves keeps the whole position's value: the
 // capture search behind it still tries every legal move (the batch entry says it is restricted),
-// directly, through the cache (which neither serves nor stores the restricted entry), and in a
-// search; only the priors are over the allowed moves.
+// directly, through the cache (which does not store the restricted entry), and in a search
+// with the tactical priors deferred; only the priors are over the allowed moves.
 TEST(QuiescenceEvaluatorTest, RestrictedRootKeepsTheWholePositionsValue) {
   // The first position of a random game from the middle game where the side to move wins
   // material by a capture (its corrected value differs from the inner one) and has two quiet
@@ -483,25 +486,26 @@ TEST(QuiescenceEvaluatorTest, RestrictedRootKeepsTheWholePositionsValue) {
   typename ChacoRex::MoveList moves;
   std::vector<Move> quiet;
   uint64_t rng = 7;
-  for (int ply = 0; ply < 200; ++ply) {
+  bool found = false;
+  for (int ply = 0; ply < 200 && !found; ++ply) {
     ChacoRex::GenerateMoves(position, moves);
     ASSERT_FALSE(ChacoRex::LocalOutcome(position, moves.size).IsTerminal());
     quiet.clear();
     for (int k = 0; k < moves.size; ++k) {
       if (AlphaBeta<ChacoRex>::IsQuiet(position, {&moves.moves[k], 1})) quiet.push_back(moves[k]);
     }
-    if (quiet.size() >= 2 && CorrectedValue<ChacoRex>(position, inner).Value() != inner.Value()) {
-      break;
+    found = quiet.size() >= 2 && CorrectedValue<ChacoRex>(position, inner).Value() != inner.Value();
+    if (!found) {
+      rng = SplitMix64(rng);
+      ChacoRex::ApplyMove(position, moves[int(rng % uint64_t(moves.size))]);
     }
-    rng = SplitMix64(rng);
-    ChacoRex::ApplyMove(position, moves[int(rng % uint64_t(moves.size))]);
   }
-  ASSERT_GE(quiet.size(), 2u);
+  ASSERT_TRUE(found);
   quiet.resize(2);
   QuiescenceEvaluator<ChacoRex> evaluator(std::make_shared<Fixed<ChacoRex>>(inner), 0.5f);
   CachingEvaluator<ChacoRex> cache(evaluator, 64);
-  for (Evaluator<ChacoRex>* e : {static_cast<Evaluator<ChacoRex>*>(&evaluator),
-                                 static_cast<Evaluator<ChacoRex>*>(&cache)}) {
+  for (Evaluator<ChacoRex>* e :
+       {static_cast<Evaluator<ChacoRex>*>(&evaluator), static_cast<Evaluator<ChacoRex>*>(&cache)}) {
     EvalBatch<ChacoRex> batch;
     batch.Add(position, moves.moves, moves.size, 1);
     batch.Add(position, quiet.data(), int(quiet.size()), 1, /*restricted=*/true);
@@ -541,8 +545,13 @@ TEST(QuiescenceEvaluatorTest, RestrictedRootKeepsTheWholePositionsValue) {
   const SearchTree& b = restricted.tree();
   EXPECT_EQ(a.raw_value[SearchTree::kRoot], b.raw_value[SearchTree::kRoot]);
   EXPECT_EQ(restricted.Result().moves.size(), 2u);
+  EXPECT_EQ(b.priors_pending[SearchTree::kRoot], 0);  // completed over the allowed moves
+  search_testing::ExpectConsistentTree(restricted, /*exact=*/false);
 }
 
+// A cache in front of deferred priors keeps the two kinds of entries apart: a position stored
+// from a batch that deferred its priors is not served to one that did not (whose priors must be
+// whole), and the deferred stage is passed through.
 TEST(QuiescenceEvaluatorTest, CacheKeepsDeferredAndWholePriorsApart) {
   const Draughts::Position position = Draughts::ParsePosition(kTwoForOne);
   QuiescenceEvaluator<Draughts> quiescence(std::make_shared<Fixed<Draughts>>(Wdl{}), 0.5f);
