@@ -570,7 +570,9 @@ class Mcts {
       ++progress_.simulations;
       return Gathered::kTerminal;
     }
-    if (node == kRoot) root_.FilterRootMoves(moves_buffer_);
+    // A restricted root's entry carries the allowed moves, and says so (EvalBatch::restricted).
+    const bool restricted = node == kRoot && !root_.restriction().empty();
+    if (restricted) root_.FilterRootMoves(moves_buffer_);
     bool new_children = false;
     if (tree_.first_child[node] == SearchTree::kNone) {
       new_children = AllocateChildren(node, moves_buffer_);
@@ -582,7 +584,6 @@ class Mcts {
       }
       if (new_children && node == kRoot) MarkRootChildren();
     }
-    const bool restricted = node == kRoot && !root_.restriction().empty();
     const int index =
         batch.Add(position, moves_buffer_.moves, moves_buffer_.size, repetition, restricted);
     pending_.push_back({node, index, new_children});

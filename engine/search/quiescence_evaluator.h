@@ -101,19 +101,22 @@ class QuiescenceEvaluator final : public Evaluator<G> {
     inner_->Evaluate(batch);
     for (int i = 0; i < batch.size(); ++i) {
       const auto& position = batch.position(i);
-      // The leaf's legal moves: the batch's, or all of them behind a restricted root's.
-      if (batch.restricted(i)) {
-        G::GenerateMoves(position, leaf_moves_);
-      } else {
-        const std::span<const Move> moves = batch.moves(i);
-        leaf_moves_.size = int(moves.size());
-        std::copy(moves.begin(), moves.end(), leaf_moves_.moves);
-      }
-      const int num_legal = leaf_moves_.size;
+      // The leaf's legal moves: the batch's, or all of them behind a restricted root's (generated
+      // into leaf_moves_, which the quiescence search then reorders).
+      const bool restricted = batch.restricted(i);
+      if (restricted) G::GenerateMoves(position, leaf_moves_);
+      const std::span<const Move> moves =
+          restricted ? std::span<const Move>(leaf_moves_.moves, size_t(leaf_moves_.size))
+                     : batch.moves(i);
+      const int num_legal = int(moves.size());
       int gain = 0;  // a quiet leaf's search is its static evaluation
-      if (AlphaBeta<G>::IsQuiet(position, {leaf_moves_.moves, size_t(num_legal)})) {
+      if (AlphaBeta<G>::IsQuiet(position, moves)) {
         ++nodes_;
       } else {
+        if (!restricted) {
+          leaf_moves_.size = num_legal;
+          std::copy(moves.begin(), moves.end(), leaf_moves_.moves);
+        }
         const int score = search_.QuiescenceScore(position, leaf_moves_, kLeafQuiescenceNodes,
                                                   kLeafQuiescencePlies);
         nodes_ += search_.nodes();
