@@ -53,18 +53,20 @@ struct SqueezeExcitationImpl : torch::nn::Module {
 };
 TORCH_MODULE(SqueezeExcitation);
 
-// The mean and the maximum of each channel of x [batch, channels, height, width] over the cells
-// where mask [1, 1, height, width] is 1, of `cells` such cells; x must be >= 0 (after a ReLU), so
-// that the masked-out zeros never win the maximum. Returns [batch, 2 * channels] (means first).
-torch::Tensor PoolBoardCells(const torch::Tensor& x, const torch::Tensor& mask, double cells);
+// The mean and the maximum of each channel of x [batch, channels, height, width] (contiguous or
+// channels-last) over the board's own cells, board_index [cells] int64 on x's device: the flat
+// indices (row * width + column) of the cells where BoardCellMask is 1 (KataGo's global pooling,
+// over the board rather than the grid). Reduced in float32, returned in x's dtype as
+// [batch, 2 * channels] (means first). An index out of [0, height * width) throws c10::Error.
+torch::Tensor PoolBoardCells(const torch::Tensor& x, const torch::Tensor& board_index);
 
 // Two 3x3 ConvBn with a skip connection (AlphaZero), optionally squeeze-and-excitation, and with
 // pooled_channels > 0 KataGo's global pooling bias (nets/net_architecture.h).
 struct ResidualBlockImpl : torch::nn::Module {
   ResidualBlockImpl(int channels, bool squeeze_excitation, int se_ratio, int pooled_channels = 0);
-  // x [batch, channels, height, width]; board_mask and cells as PoolBoardCells (unused without
-  // global pooling).
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& board_mask, double cells);
+  // x [batch, channels, height, width]; board_index as PoolBoardCells' (unused without global
+  // pooling).
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& board_index);
   ConvBn conv1{nullptr}, conv2{nullptr};
   SqueezeExcitation se{nullptr};
   ConvBn pool{nullptr};  // global pooling only
@@ -110,8 +112,9 @@ struct PolicyValueNetImpl : torch::nn::Module {
                                                          const torch::Tensor& actions,
                                                          AuxiliaryOutputs* auxiliary = nullptr);
 
-  // Module::to, and the conv head's gather index and the board mask to the device (they are no
-  // buffers, so that a dtype change leaves the index int64 and the net file stores neither).
+  // Module::to, and the conv head's gather indices, board_index and the board mask to the device
+  // (they are no buffers, so that a dtype change leaves the indices int64 and the net file stores
+  // none of them).
   void to(torch::Device device, torch::Dtype dtype, bool non_blocking = false) override;
   void to(torch::Dtype dtype, bool non_blocking = false) override;
   void to(torch::Device device, bool non_blocking = false) override;
@@ -126,17 +129,19 @@ struct PolicyValueNetImpl : torch::nn::Module {
   torch::Tensor policy_plane, policy_cell;   // conv head: policy_index / area, % area (int64)
   torch::Tensor board_mask;                  // [1, 1, height, width]: BoardCellMask
   double board_cells = 0;                    // cells where board_mask is 1
+  torch::Tensor board_index;                 // [board_cells] int64: their flat indices
   ConvBn value_conv{nullptr};
   torch::nn::Linear value_fc1{nullptr}, value_fc2{nullptr};
   torch::nn::Linear material_fc{nullptr};  // material head only
   torch::nn::Conv2d ownership{nullptr};    // ownership head only
 
  private:
-  // The tower's output [batch, channels, height, width] and the board mask in its device and dtype.
+  // The tower's output [batch, channels, height, width] and board_index on its device.
   std::pair<torch::Tensor, torch::Tensor> Trunk(const torch::Tensor& input);
-  // The WDL logits [batch, 3] of a trunk; with `auxiliary`, also the training-only heads' outputs
-  // (the ownership head reads the trunk, the material head the pooled value features).
-  torch::Tensor ValueLogits(const torch::Tensor& trunk, const torch::Tensor& mask,
+  // The WDL logits [batch, 3] of a trunk; board_index on its device; with `auxiliary`, also the
+  // training-only heads' outputs (the ownership head reads the trunk, the material head the pooled
+  // value features).
+  torch::Tensor ValueLogits(const torch::Tensor& trunk, const torch::Tensor& board_index,
                             AuxiliaryOutputs* auxiliary);
   // The device copy of an index tensor that follows the net's `to` (a net moved otherwise still
   // gathers on its device).
