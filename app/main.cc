@@ -3,8 +3,12 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <string>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "app/commands.h"
 #include "engine/core/error.h"
@@ -27,7 +31,25 @@ int TorchThreadsFromEnvironment() {
 }
 #endif
 
+// glibc's allocator for a process that allocates and frees tensors of 0.1-10 MB thousands of times
+// a second (a CPU net's activations): freed memory stays in the heap for the next forward pass
+// instead of going back to the kernel and faulting in again. With glibc's defaults (mmap from 128
+// KiB, moving up only as chunks are freed, and trimming the heap's top beyond twice that), page
+// faults and malloc took 23% of a Chaco Rex net's CPU time at batch 16 (`perf`,
+// docs/performance.md). Blocks over 16 MiB (replay buffers, big batches) are still mapped and
+// unmapped on their own. Left to the user when GLIBC_TUNABLES sets any glibc.malloc tunable.
+void KeepFreedMemoryInTheHeap() {
+#if defined(__GLIBC__)
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (tunables != nullptr && std::strstr(tunables, "glibc.malloc.") != nullptr) return;
+  mallopt(M_MMAP_THRESHOLD, 16 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_TOP_PAD, 16 << 20);
+#endif
+}
+
 int main(int argc, char** argv) {
+  KeepFreedMemoryInTheHeap();
   CLI::App app{
       "vzero: AlphaZero-style engine for Chaco Rex, Chad, Cuarenta and Portuguese draughts"};
   app.require_subcommand(1);
