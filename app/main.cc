@@ -34,10 +34,11 @@ int TorchThreadsFromEnvironment() {
 // glibc's allocator for a process that allocates and frees tensors of 0.1-10 MB thousands of times
 // a second (a CPU net's activations): freed memory stays in the heap for the next forward pass
 // instead of going back to the kernel and faulting in again. With glibc's defaults (mmap from 128
-// KiB, moving up only as chunks are freed, and trimming the heap's top beyond twice that), page
-// faults and malloc took 23% of a Chaco Rex net's CPU time at batch 16 (`perf`,
-// docs/performance.md). Blocks over 16 MiB (replay buffers, big batches) are still mapped and
-// unmapped on their own. Left to the user when GLIBC_TUNABLES sets any glibc.malloc tunable.
+// KiB, a threshold that rises only as mapped chunks are freed, and the heap's top trimmed beyond
+// twice it), libc and the kernel (malloc, free, page faults) took 23% of the CPU samples of
+// `vzero nnbench` with the Chaco Rex net at batch 16, and the settings below cut its page faults
+// 7-fold (docs/performance.md). Blocks over 16 MiB (replay buffers, big batches) are still mapped
+// and unmapped on their own. Left to the user when GLIBC_TUNABLES sets any glibc.malloc tunable.
 void KeepFreedMemoryInTheHeap() {
 #if defined(__GLIBC__)
   const char* tunables = std::getenv("GLIBC_TUNABLES");
