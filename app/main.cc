@@ -3,14 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <string>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "app/commands.h"
+#include "engine/core/allocator.h"
 #include "engine/core/error.h"
 #if defined(VZ_HAVE_TORCH)
 #include "nets/net_runner.h"
@@ -31,26 +28,8 @@ int TorchThreadsFromEnvironment() {
 }
 #endif
 
-// glibc's allocator for a process that allocates and frees tensors of 0.1-10 MB thousands of times
-// a second (a CPU net's activations): freed memory stays in the heap for the next forward pass
-// instead of going back to the kernel and faulting in again. With glibc's defaults (mmap from 128
-// KiB, a threshold that rises only as mapped chunks are freed, and the heap's top trimmed beyond
-// twice it), libc and the kernel (malloc, free, page faults) took 23% of the CPU samples of
-// `vzero nnbench` with the Chaco Rex net at batch 16, and the settings below cut its page faults
-// 7-fold (docs/performance.md). Blocks over 16 MiB (replay buffers, big batches) are still mapped
-// and unmapped on their own. Left to the user when GLIBC_TUNABLES sets any glibc.malloc tunable.
-void KeepFreedMemoryInTheHeap() {
-#if defined(__GLIBC__)
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
-  if (tunables != nullptr && std::strstr(tunables, "glibc.malloc.") != nullptr) return;
-  mallopt(M_MMAP_THRESHOLD, 16 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  mallopt(M_TOP_PAD, 16 << 20);
-#endif
-}
-
 int main(int argc, char** argv) {
-  KeepFreedMemoryInTheHeap();
+  vz::KeepFreedMemoryInTheHeap();
   CLI::App app{
       "vzero: AlphaZero-style engine for Chaco Rex, Chad, Cuarenta and Portuguese draughts"};
   app.require_subcommand(1);

@@ -17,7 +17,8 @@ namespace nn = torch::nn;
 namespace {
 
 // `x` in float32: the legal-moves head sums its products in float32 in every precision, as the
-// dense head's 1x1 convolution accumulates (a bf16 sum of 16-32 bf16 products would round each).
+// dense head's 1x1 convolution accumulates (a bf16 sum of 16-32 bf16 products would round each),
+// and the global pooling reduces in float32 (PoolBoardCells).
 torch::Tensor Float32(const torch::Tensor& x) {
   return x.scalar_type() == torch::kFloat32 ? x : x.to(torch::kFloat32);
 }
@@ -52,20 +53,23 @@ torch::Tensor SqueezeExcitationImpl::forward(const torch::Tensor& x) {
   return x * w.unsqueeze(-1).unsqueeze(-1);
 }
 
-torch::Tensor PoolBoardCells(const torch::Tensor& x, const torch::Tensor& board_index) {
-  const int64_t batch = x.size(0), channels = x.size(1), area = x.size(2) * x.size(3);
-  // The board's cells gathered, in the order of x's memory (a view, no copy, before the gather),
-  // and reduced in float32: LibTorch's bf16 reductions over the spatial dimensions of a
-  // channels-last tensor are 4x slower than this gather, and those of a masked full grid reduce
-  // the off-board cells too.
-  const bool channels_last =
-      !x.is_contiguous() && x.is_contiguous(torch::MemoryFormat::ChannelsLast);
-  const int64_t dim = channels_last ? 1 : 2;
-  const torch::Tensor grid = channels_last
-                                 ? x.permute({0, 2, 3, 1}).reshape({batch, area, channels})
-                                 : x.reshape({batch, channels, area});
-  const torch::Tensor cells = Float32(grid.index_select(dim, board_index));
-  const torch::Tensor pooled = torch::cat({cells.mean(dim), cells.amax(dim)}, 1);
+torch::Tensor PoolBoardCells(const torch::Tensor& x, const BoardCells& board) {
+  // Reduced in float32 either way: LibTorch's bf16 reductions over the spatial dimensions took 2
+  // to 6 times as long on these sizes (docs/performance.md, *Global pooling and the allocator*).
+  torch::Tensor pooled;
+  if (!x.is_contiguous() && x.is_contiguous(torch::MemoryFormat::ChannelsLast)) {
+    // Channels-last: the board's cells gathered from the [batch, area, channels] view, as whole
+    // rows of channels.
+    const int64_t batch = x.size(0), channels = x.size(1), area = x.size(2) * x.size(3);
+    const torch::Tensor cells = Float32(
+        x.permute({0, 2, 3, 1}).reshape({batch, area, channels}).index_select(1, board.index));
+    pooled = torch::cat({cells.mean(1), cells.amax(1)}, 1);
+  } else {
+    // NCHW: a gather along the innermost dimension is slower than masking the grid; x >= 0, so
+    // the masked-out zeros never win the maximum.
+    const torch::Tensor masked = Float32(x * board.mask);
+    pooled = torch::cat({masked.sum({2, 3}) / double(board.index.size(0)), masked.amax({2, 3})}, 1);
+  }
   return pooled.scalar_type() == x.scalar_type() ? pooled : pooled.to(x.scalar_type());
 }
 
@@ -80,10 +84,10 @@ ResidualBlockImpl::ResidualBlockImpl(int channels, bool squeeze_excitation, int 
   }
 }
 
-torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& board_index) {
+torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x, const BoardCells& board) {
   torch::Tensor y = conv1(x);
   if (pool) {
-    const torch::Tensor bias = pool_fc(PoolBoardCells(torch::relu(pool(x)), board_index));
+    const torch::Tensor bias = pool_fc(PoolBoardCells(torch::relu(pool(x)), board));
     y = y + bias.unsqueeze(-1).unsqueeze(-1);
   }
   y = conv2(torch::relu(y));
@@ -141,30 +145,34 @@ torch::Tensor PolicyValueNetImpl::OnDevice(const torch::Tensor& index,
   return index.device() == device ? index : index.to(device);
 }
 
-std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::Trunk(const torch::Tensor& x) {
+std::pair<torch::Tensor, BoardCells> PolicyValueNetImpl::Trunk(const torch::Tensor& x) {
   torch::Tensor trunk = torch::relu(input(x));
-  // The index follows the net's `to`; a net moved otherwise still pools on its device.
-  const torch::Tensor index = OnDevice(board_index, trunk.device());
+  // The mask and the index follow the net's `to`; a net moved otherwise still pools on its
+  // device and dtype.
+  BoardCells board;
+  board.mask = board_mask.device() == trunk.device() && board_mask.dtype() == trunk.dtype()
+                   ? board_mask
+                   : board_mask.to(trunk.device(), trunk.scalar_type());
+  board.index = OnDevice(board_index, trunk.device());
   for (size_t i = 0; i < tower->size(); ++i) {
-    trunk = tower->ptr(i)->as<ResidualBlockImpl>()->forward(trunk, index);
+    trunk = tower->ptr(i)->as<ResidualBlockImpl>()->forward(trunk, board);
   }
-  return {trunk, index};
+  return {trunk, board};
 }
 
-torch::Tensor PolicyValueNetImpl::ValueLogits(const torch::Tensor& trunk,
-                                              const torch::Tensor& index,
+torch::Tensor PolicyValueNetImpl::ValueLogits(const torch::Tensor& trunk, const BoardCells& board,
                                               AuxiliaryOutputs* auxiliary) {
   if (auxiliary != nullptr && ownership) auxiliary->ownership = ownership(trunk);
   torch::Tensor value = torch::relu(value_conv(trunk));
   value =
-      architecture.value_head == ValueHead::kPool ? PoolBoardCells(value, index) : value.flatten(1);
+      architecture.value_head == ValueHead::kPool ? PoolBoardCells(value, board) : value.flatten(1);
   if (auxiliary != nullptr && material_fc) auxiliary->material = material_fc(value);
   return value_fc2(torch::relu(value_fc1(value)));
 }
 
 std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch::Tensor& x,
                                                                     AuxiliaryOutputs* auxiliary) {
-  const auto [trunk, index] = Trunk(x);
+  const auto [trunk, board] = Trunk(x);
   torch::Tensor policy = torch::relu(policy_conv(trunk));
   if (policy_planes) {
     policy =
@@ -172,13 +180,13 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch:
   } else {
     policy = policy_fc(policy.flatten(1));
   }
-  return {policy, ValueLogits(trunk, index, auxiliary)};
+  return {policy, ValueLogits(trunk, board, auxiliary)};
 }
 
 std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::ForwardActions(
     const torch::Tensor& x, const torch::Tensor& rows, const torch::Tensor& actions,
     AuxiliaryOutputs* auxiliary) {
-  const auto [trunk, index] = Trunk(x);
+  const auto [trunk, board] = Trunk(x);
   const torch::Tensor features = torch::relu(policy_conv(trunk));  // [batch, P, height, width]
   torch::Tensor logits;
   if (policy_planes) {
@@ -197,7 +205,7 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::ForwardActions(
     logits = (flat * Float32(policy_fc->weight.index_select(0, actions))).sum(1) +
              Float32(policy_fc->bias.index_select(0, actions));
   }
-  return {logits, ValueLogits(trunk, index, auxiliary)};
+  return {logits, ValueLogits(trunk, board, auxiliary)};
 }
 
 void PolicyValueNetImpl::MoveIndices(torch::Device device) {

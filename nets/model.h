@@ -53,20 +53,29 @@ struct SqueezeExcitationImpl : torch::nn::Module {
 };
 TORCH_MODULE(SqueezeExcitation);
 
-// The mean and the maximum of each channel of x [batch, channels, height, width] (contiguous or
-// channels-last) over the board's own cells, board_index [cells] int64 on x's device: the flat
-// indices (row * width + column) of the cells where BoardCellMask is 1 (KataGo's global pooling,
-// over the board rather than the grid). Reduced in float32, returned in x's dtype as
-// [batch, 2 * channels] (means first). An index out of [0, height * width) throws c10::Error.
-torch::Tensor PoolBoardCells(const torch::Tensor& x, const torch::Tensor& board_index);
+// The board's own cells (BoardCellMask) in the two forms global pooling reads, on a trunk's
+// device: mask [1, 1, height, width] in the trunk's dtype, 1 on the board's cells and 0 elsewhere;
+// index [cells] int64, their flat indices (row * width + column).
+struct BoardCells {
+  torch::Tensor mask;
+  torch::Tensor index;
+};
+
+// The mean and the maximum of each channel of x [batch, channels, height, width] (NCHW or
+// channels-last) over the board's own cells (KataGo's global pooling, over the board rather than
+// the grid); x must be >= 0 (after a ReLU). Reduced in float32, returned in x's dtype as
+// [batch, 2 * channels] (means first). A channels-last x is pooled by gathering board.index, any
+// other by masking with board.mask. On the CPU an index out of [0, height * width), and on any
+// device a mask of another device or shape, throws c10::Error; on CUDA an index out of range is
+// a device-side assert.
+torch::Tensor PoolBoardCells(const torch::Tensor& x, const BoardCells& board);
 
 // Two 3x3 ConvBn with a skip connection (AlphaZero), optionally squeeze-and-excitation, and with
 // pooled_channels > 0 KataGo's global pooling bias (nets/net_architecture.h).
 struct ResidualBlockImpl : torch::nn::Module {
   ResidualBlockImpl(int channels, bool squeeze_excitation, int se_ratio, int pooled_channels = 0);
-  // x [batch, channels, height, width]; board_index as PoolBoardCells' (unused without global
-  // pooling).
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& board_index);
+  // x [batch, channels, height, width]; `board` on x's device (unused without global pooling).
+  torch::Tensor forward(const torch::Tensor& x, const BoardCells& board);
   ConvBn conv1{nullptr}, conv2{nullptr};
   SqueezeExcitation se{nullptr};
   ConvBn pool{nullptr};  // global pooling only
@@ -136,17 +145,17 @@ struct PolicyValueNetImpl : torch::nn::Module {
   torch::nn::Conv2d ownership{nullptr};    // ownership head only
 
  private:
-  // The tower's output [batch, channels, height, width] and board_index on its device.
-  std::pair<torch::Tensor, torch::Tensor> Trunk(const torch::Tensor& input);
-  // The WDL logits [batch, 3] of a trunk; board_index on its device; with `auxiliary`, also the
-  // training-only heads' outputs (the ownership head reads the trunk, the material head the pooled
-  // value features).
-  torch::Tensor ValueLogits(const torch::Tensor& trunk, const torch::Tensor& board_index,
+  // The tower's output [batch, channels, height, width] and the board's cells on its device.
+  std::pair<torch::Tensor, BoardCells> Trunk(const torch::Tensor& input);
+  // The WDL logits [batch, 3] of a trunk; `board` on its device (Trunk's); with `auxiliary`,
+  // also the training-only heads' outputs (the ownership head reads the trunk, the material head
+  // the pooled value features).
+  torch::Tensor ValueLogits(const torch::Tensor& trunk, const BoardCells& board,
                             AuxiliaryOutputs* auxiliary);
   // The device copy of an index tensor that follows the net's `to` (a net moved otherwise still
   // gathers on its device).
   static torch::Tensor OnDevice(const torch::Tensor& index, const torch::Device& device);
-  // Moves the index tensors (policy_index, policy_plane, policy_cell) to `device`.
+  // Moves the index tensors (policy_index, policy_plane, policy_cell, board_index) to `device`.
   void MoveIndices(torch::Device device);
 };
 TORCH_MODULE(PolicyValueNet);

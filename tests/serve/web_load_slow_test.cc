@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/core/allocator.h"
 #include "serve/http_server.h"
 #include "serve/web_api.h"
 
@@ -120,6 +121,7 @@ class WebLoadTest : public ::testing::Test {
 };
 
 TEST_F(WebLoadTest, StormsEndWithAQuickServerAndMemoryGivenBack) {
+  KeepFreedMemoryInTheHeap();  // the allocator of `vzero serve`
   const Clock::time_point test_start = Clock::now();
   Analyse("chad", 200, 30);  // warm up: code, first allocations, the engine's pools
   const double rss_start = ResidentMiB();
