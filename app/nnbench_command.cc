@@ -94,9 +94,10 @@ void AddNnBenchCommand(CLI::App& app) {
   command->add_option("--seconds", options->seconds, "Seconds per batch size");
   command->add_option("--threads", options->threads, "LibTorch CPU threads (0: its default)");
   command
-      ->add_option("--layout", options->layout,
-                   "Tensor layout: auto (channels-last on CUDA; on the CPU channels-last but for "
-                   "nets with global pooling under 32 channels), nchw or channels-last")
+      ->add_option(
+          "--layout", options->layout,
+          "Tensor layout: auto (channels-last on CUDA; on the CPU channels-last but in fp32 "
+          "for nets with global pooling under 32 channels), nchw or channels-last")
       ->check(CLI::IsMember({"auto", "nchw", "channels-last"}));
   command->add_option("--cuda-graphs", options->cuda_graphs,
                       "Replay CUDA graphs per padded batch size (on a CUDA device; default off)");

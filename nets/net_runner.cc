@@ -69,8 +69,9 @@ std::string ResolvePrecision(std::string_view precision, bool cuda) {
   return cuda || CpuPrefersBf16() ? "bf16" : "fp32";
 }
 
-bool CpuPrefersChannelsLast(const NetArchitecture& architecture) {
-  return architecture.global_pooling_channels == 0 || architecture.channels >= 32;
+bool CpuPrefersChannelsLast(const NetArchitecture& architecture, std::string_view precision) {
+  return precision != "fp32" || architecture.global_pooling_channels == 0 ||
+         architecture.channels >= 32;
 }
 
 int AutoCpuBlock(const NetArchitecture& architecture) {

@@ -129,8 +129,8 @@ struct RunnerOptions {
   bool fold_batch_norm = true;
   // Memory layout of the convolution weights and inputs: kAuto = channels-last (NHWC, the layout
   // of the tensor cores' convolution kernels) on a CUDA device, and on the CPU where
-  // CpuPrefersChannelsLast says so, NCHW otherwise. The outputs are the same in either layout up to
-  // float rounding.
+  // CpuPrefersChannelsLast says so for the net and its precision, NCHW otherwise. The outputs are
+  // the same in either layout up to float rounding.
   enum class Layout { kAuto, kNchw, kChannelsLast };
   Layout layout = Layout::kAuto;
   // On a CUDA device, RunDevice replays a CUDA graph captured once per padded batch size
@@ -158,13 +158,17 @@ struct RunnerOptions {
 // medium), the best block measured with `vzero nnbench --cpu-block` (docs/performance.md).
 int AutoCpuBlock(const NetArchitecture& architecture);
 
-// Whether the CPU runs `architecture` faster in channels-last (NHWC) than in NCHW, the layout
-// RunnerOptions::Layout::kAuto takes there: true unless the tower has global pooling (-gpool) and
-// fewer than 32 channels. Measured with `vzero nnbench --layout` on an AMD EPYC (AVX2) and an Intel
-// Xeon (AVX-512), docs/performance.md: channels-last -7% to +61% (mostly +5-30%) for the plain tiny
-// and small nets and the shipped 4x32 gpool nets, 8-26% slower at batch 32-256 for the 1x16 gpool
-// net of the chess-like demo presets (tiny-gpool-vpool).
-bool CpuPrefersChannelsLast(const NetArchitecture& architecture);
+// Whether the CPU runs `architecture` in `precision` ("fp32", "fp16" or "bf16", as resolved by
+// ResolvePrecision) faster in channels-last (NHWC) than in NCHW, the layout
+// RunnerOptions::Layout::kAuto takes there: true unless the precision is fp32 and the tower has
+// global pooling (-gpool) and fewer than 32 channels. Measured with `vzero nnbench --layout`,
+// docs/performance.md: on an AMD EPYC (AVX2) and an Intel Xeon (AVX-512) in fp32, channels-last
+// -7% to +61% (mostly +5-30%) for the plain tiny and small nets and the shipped 4x32 gpool nets,
+// 8-26% slower at batch 32-256 for the 1x16 gpool net of the chess-like demo presets
+// (tiny-gpool-vpool); on the AMX Xeon in bf16, with the pooling of 2026-12-06, that net 1.12-1.44x
+// faster in channels-last at batch 16 and 32 in all four games (and in fp32 there even in Chaco
+// Rex, 8-17% slower in Chad).
+bool CpuPrefersChannelsLast(const NetArchitecture& architecture, std::string_view precision);
 
 class NetRunner {
  public:

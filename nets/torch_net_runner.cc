@@ -62,9 +62,9 @@ class TorchNetRunner final : public NetRunner::Impl {
       if (options.fold_batch_norm) FoldBatchNorm(net_);
       net_->to(device_, dtype_);
       using Layout = RunnerOptions::Layout;
-      channels_last_ =
-          options.layout == Layout::kChannelsLast ||
-          (options.layout == Layout::kAuto && (cuda || CpuPrefersChannelsLast(file.architecture)));
+      channels_last_ = options.layout == Layout::kChannelsLast ||
+                       (options.layout == Layout::kAuto &&
+                        (cuda || CpuPrefersChannelsLast(file.architecture, precision_)));
       if (channels_last_) ToChannelsLast();
 #if defined(VZ_TORCH_CUDA_STREAMS)
       if (cuda) {
