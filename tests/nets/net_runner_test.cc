@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/chaco_rex/encoding.h"
+#include "engine/cuarenta/encoding.h"
 #include "engine/draughts/encoding.h"
 #include "nets/fresh_net.h"
 #include "tests/nets/reference_net.h"
@@ -88,8 +89,11 @@ TEST(NetRunnerLayoutTest, ChannelsLastGivesTheNchwOutputs) {
   // A convolutional policy head with squeeze-excitation, and a fully connected one.
   ExpectChannelsLastMatchesNchw<chaco_rex::ChacoRexGame>("small");
   ExpectChannelsLastMatchesNchw<draughts::DraughtsGame>("tiny-fc");
-  // Global pooling in the trunk and a pooled value head (the shipped nets' architecture).
+  // Global pooling in the trunk and a pooled value head (the shipped nets' architecture), and the
+  // demo presets' 1x16 one: channels-last pools by gathering the board's cells, NCHW by masking.
   ExpectChannelsLastMatchesNchw<chaco_rex::ChacoRexGame>("small-gpool-vpool");
+  ExpectChannelsLastMatchesNchw<chaco_rex::ChacoRexGame>("tiny-gpool-vpool");
+  ExpectChannelsLastMatchesNchw<cuarenta::CuarentaGame>("tiny-gpool-vpool");
 }
 
 TEST(NetRunnerLayoutTest, TuningNamesTheLayout) {
@@ -98,11 +102,16 @@ TEST(NetRunnerLayoutTest, TuningNamesTheLayout) {
   // (AutoCpuBlock).
   EXPECT_EQ(NetRunner(net, "n", "cpu", "fp32").tuning(),
             "channels-last, policy at legal moves, blocks of 64");
-  // NCHW for the pooled 1x16 net of the demo presets, channels-last for the pooled 4x32 one.
+  // NCHW for the pooled 1x16 net of the demo presets in fp32 (channels-last in bf16),
+  // channels-last for the pooled 4x32 one.
   EXPECT_EQ(
       NetRunner(FreshNetForGame<draughts::DraughtsGame>("tiny-gpool-vpool", 1), "n", "cpu", "fp32")
           .tuning(),
       "NCHW, policy at legal moves, blocks of 64");
+  EXPECT_EQ(
+      NetRunner(FreshNetForGame<draughts::DraughtsGame>("tiny-gpool-vpool", 1), "n", "cpu", "bf16")
+          .tuning(),
+      "channels-last, policy at legal moves, blocks of 64");
   EXPECT_EQ(
       NetRunner(FreshNetForGame<draughts::DraughtsGame>("small-gpool-vpool", 1), "n", "cpu", "fp32")
           .tuning(),
