@@ -107,12 +107,12 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetArchitecture& a) : architecture(
   register_module("tower", tower);
   const std::vector<float> mask = BoardCellMask(a);
   board_mask = torch::tensor(mask, torch::kFloat32).view({1, 1, a.height, a.width});
-  board_cells = board_mask.sum().item<double>();
   std::vector<int64_t> on_board;
   for (size_t cell = 0; cell < mask.size(); ++cell) {
     if (mask[cell] == 1.0f) on_board.push_back(int64_t(cell));
   }
   board_index = torch::tensor(on_board, torch::kInt64);
+  board_cells = double(on_board.size());
   if (a.policy_head == PolicyHead::kConv) {
     policy_conv = register_module("policy", ConvBn(a.channels, a.policy_channels, 3));
     policy_planes = register_module(
