@@ -168,10 +168,9 @@ class AlphaBeta {
   // Static evaluation of `p` for the side to move (centipawns): material plus mobility.
   static int Evaluate(const Position& p, int num_legal_moves) {
     const Color side = G::SideToMove(p);
-    typename G::MoveList opponent_moves;
-    G::GenerateMoves(Traits::WithSideToMove(p, Opponent(side)), opponent_moves);
+    const int opponent_moves = G::CountMoves(Traits::WithSideToMove(p, Opponent(side)));
     const int material = Traits::Material(p);
-    const int mobility = Traits::kMobilityWeight * (num_legal_moves - opponent_moves.size);
+    const int mobility = Traits::kMobilityWeight * (num_legal_moves - opponent_moves);
     return (side == Color::kWhite ? material : -material) + mobility;
   }
 

@@ -62,6 +62,8 @@ struct ChacoRexGame {
   VZ_HD static void GenerateMoves(const Position& p, MoveList& moves) {
     chaco_rex::GenerateMoves(p, moves);
   }
+  // The number of legal moves of `p` (GenerateMoves' list size), without writing them.
+  VZ_HD static int CountMoves(const Position& p) { return chaco_rex::CountMoves(p); }
   // Plays legal move `m` (from GenerateMoves of this `p`) on `p`.
   VZ_HD static void ApplyMove(Position& p, Move m) { chaco_rex::ApplyMove(p, m); }
   // Mate/stalemate from the legal-move count, then insufficient material.

@@ -151,7 +151,23 @@ namespace internal {
 
 template <class List>
 VZ_HD VZ_FORCE_INLINE void PushAll(List& list, int from, Bitboard targets) {
-  ForEachCell(targets, [&](int to) VZ_INLINE_LAMBDA { list.Push(MakeMove(from, to)); });
+  if constexpr (kCountsOnly<List>) {
+    list.AddCount(PopCount(targets));
+  } else {
+    ForEachCell(targets, [&](int to) VZ_INLINE_LAMBDA { list.Push(MakeMove(from, to)); });
+  }
+}
+
+// A count-only list's pawn moves: one move per target of a step or capture (`right`, `left`),
+// four on the last ranks (the promotion choices), one per double step (`right2`, `left2`).
+template <class List>
+VZ_HD VZ_FORCE_INLINE void CountPawnMoves(List& list, Bitboard right, Bitboard left,
+                                          Bitboard right2, Bitboard left2) {
+  const StepTables& t = Steps();
+  const Bitboard last_ranks = t.rank[1] | t.rank[kNumRanks];
+  list.AddCount(PopCount(right) + PopCount(left) +
+                3 * (PopCount(right & last_ranks) + PopCount(left & last_ranks)) +
+                PopCount(right2) + PopCount(left2));
 }
 
 template <class List>
@@ -176,32 +192,40 @@ VZ_HD VZ_FORCE_INLINE void GeneratePawnMoves(const Position& p, List& list, Bitb
     // (+1, +1) is index + 10, (-1, +1) is + 9.
     const Bitboard right = ((pawns & ~t.file_t) << 10) & targets;
     const Bitboard left = ((pawns & ~t.file_a) << 9) & targets;
-    ForEachCell(right, [&](int to) VZ_INLINE_LAMBDA { PushPawnMove(list, to - 10, to); });
-    ForEachCell(left, [&](int to) VZ_INLINE_LAMBDA { PushPawnMove(list, to - 9, to); });
     const Bitboard start = pawns & t.rank[2];
     const Bitboard right2 = ((((start & ~t.file_t) << 10) & empty) << 10) & empty & targets;
     const Bitboard left2 = ((((start & ~t.file_a) << 9) & empty) << 9) & empty & targets;
-    ForEachCell(right2, [&](int to) VZ_INLINE_LAMBDA {
-      list.Push(MakeMove(to - 20, to, 0, kDoubleStepFlag));
-    });
-    ForEachCell(left2, [&](int to) VZ_INLINE_LAMBDA {
-      list.Push(MakeMove(to - 18, to, 0, kDoubleStepFlag));
-    });
+    if constexpr (kCountsOnly<List>) {
+      CountPawnMoves(list, right, left, right2, left2);
+    } else {
+      ForEachCell(right, [&](int to) VZ_INLINE_LAMBDA { PushPawnMove(list, to - 10, to); });
+      ForEachCell(left, [&](int to) VZ_INLINE_LAMBDA { PushPawnMove(list, to - 9, to); });
+      ForEachCell(right2, [&](int to) VZ_INLINE_LAMBDA {
+        list.Push(MakeMove(to - 20, to, 0, kDoubleStepFlag));
+      });
+      ForEachCell(left2, [&](int to) VZ_INLINE_LAMBDA {
+        list.Push(MakeMove(to - 18, to, 0, kDoubleStepFlag));
+      });
+    }
   } else {
     // (+1, -1) is index - 9, (-1, -1) is - 10.
     const Bitboard right = ((pawns & ~t.file_t) >> 9) & targets;
     const Bitboard left = ((pawns & ~t.file_a) >> 10) & targets;
-    ForEachCell(right, [&](int to) VZ_INLINE_LAMBDA { PushPawnMove(list, to + 9, to); });
-    ForEachCell(left, [&](int to) VZ_INLINE_LAMBDA { PushPawnMove(list, to + 10, to); });
     const Bitboard start = pawns & t.rank[8];
     const Bitboard right2 = ((((start & ~t.file_t) >> 9) & empty) >> 9) & empty & targets;
     const Bitboard left2 = ((((start & ~t.file_a) >> 10) & empty) >> 10) & empty & targets;
-    ForEachCell(right2, [&](int to) VZ_INLINE_LAMBDA {
-      list.Push(MakeMove(to + 18, to, 0, kDoubleStepFlag));
-    });
-    ForEachCell(left2, [&](int to) VZ_INLINE_LAMBDA {
-      list.Push(MakeMove(to + 20, to, 0, kDoubleStepFlag));
-    });
+    if constexpr (kCountsOnly<List>) {
+      CountPawnMoves(list, right, left, right2, left2);
+    } else {
+      ForEachCell(right, [&](int to) VZ_INLINE_LAMBDA { PushPawnMove(list, to + 9, to); });
+      ForEachCell(left, [&](int to) VZ_INLINE_LAMBDA { PushPawnMove(list, to + 10, to); });
+      ForEachCell(right2, [&](int to) VZ_INLINE_LAMBDA {
+        list.Push(MakeMove(to + 18, to, 0, kDoubleStepFlag));
+      });
+      ForEachCell(left2, [&](int to) VZ_INLINE_LAMBDA {
+        list.Push(MakeMove(to + 20, to, 0, kDoubleStepFlag));
+      });
+    }
   }
 }
 
@@ -306,6 +330,14 @@ VZ_HD void GenerateMoves(const Position& p, List& list) {
       default: break;
     }
   }
+}
+
+// The number of legal moves of `p`: the size of GenerateMoves' list, counted without writing the
+// moves (a piece's targets by population count).
+VZ_HD inline int CountMoves(const Position& p) {
+  MoveCounter counter;
+  GenerateMoves(p, counter);
+  return counter.size;
 }
 
 // Plays the legal move `m` on `p`: pieces, mailbox, en-passant cell, counters, side and the hash

@@ -65,6 +65,8 @@ struct ChadGame {
     list.Clear();
     chad::GenerateMoves(p, list);
   }
+  // The number of legal moves of `p` (GenerateMoves' list size), without writing them.
+  VZ_HD static int CountMoves(const Position& p) { return chad::CountMoves(p); }
   // Plays legal move `m` (a move GenerateMoves produced for `p`).
   VZ_HD static void ApplyMove(Position& p, Move m) { chad::ApplyMove(p, m); }
   VZ_HD static Outcome LocalOutcome(const Position& p, int num_legal_moves) {

@@ -117,11 +117,11 @@ VZ_HD inline Position InitialPosition() {
 
 // --- move generation -----------------------------------------------------------------------
 
-// Appends every legal move of `p` to `list` (a vz::MoveList with room for kMaxMoves; it is not
-// cleared first). Draw rules are ignored; a mated or stalemated side gets no moves.
-// Method: checkers and pinned pieces are found from the king outwards once; king moves are
-// tested square by square with the king lifted off the board; every other move only has to
-// respect the pin line of its piece and, in single check, the line to the checker.
+// Appends every legal move of `p` to `list` (a vz::MoveList with room for kMaxMoves, or a
+// vz::MoveCounter; it is not cleared first). Draw rules are ignored; a mated or stalemated side
+// gets no moves. Method: checkers and pinned pieces are found from the king outwards once; king
+// moves are tested square by square with the king lifted off the board; every other move only has
+// to respect the pin line of its piece and, in single check, the line to the checker.
 template <class List>
 VZ_HD inline void GenerateMoves(const Position& p, List& list) {
   const ChadTableSet& t = ChadTables();
@@ -204,11 +204,23 @@ VZ_HD inline void GenerateMoves(const Position& p, List& list) {
         }
       }
       quiet &= mask;
-      ForEachSquare(quiet, [&](int to) VZ_INLINE_LAMBDA {
-        list.Push(MakeMove(from, to, kind, false, !is_queen && promotion_zone.Test(to)));
-      });
+      if constexpr (kCountsOnly<List>) {
+        list.AddCount(quiet.Count());
+      } else {
+        ForEachSquare(quiet, [&](int to) VZ_INLINE_LAMBDA {
+          list.Push(MakeMove(from, to, kind, false, !is_queen && promotion_zone.Test(to)));
+        });
+      }
     }
   });
+}
+
+// The number of legal moves of `p`: the size of GenerateMoves' list, counted without writing the
+// moves (a slider's quiet targets by population count).
+VZ_HD inline int CountMoves(const Position& p) {
+  MoveCounter counter;
+  GenerateMoves(p, counter);
+  return counter.size;
 }
 
 // --- apply ---------------------------------------------------------------------------------

@@ -17,6 +17,7 @@
 // Rule core (VZ_HD: host and device; no heap, no exceptions):
 //   InitialPosition()                   -> Position
 //   GenerateMoves(p, list)              fills list with every legal move of p (draw rules ignored)
+//   CountMoves(p)       -> int          the size of that list, without writing it (mobility)
 //   ApplyMove(p, m)                     plays legal move m on p, hash updated incrementally
 //   LocalOutcome(p, num_legal_moves)    outcome decided by p alone (no history)
 //   Hash(p)                             incremental Zobrist hash stored in p
@@ -56,6 +57,7 @@ concept Game = std::is_trivially_copyable_v<typename G::Position> &&
   { G::kActionsMayCollide } -> std::convertible_to<bool>;
   { G::InitialPosition() } -> std::same_as<typename G::Position>;
   { G::GenerateMoves(position, moves) } -> std::same_as<void>;
+  { G::CountMoves(position) } -> std::same_as<int>;
   { G::ApplyMove(mutable_position, move) } -> std::same_as<void>;
   { G::LocalOutcome(position, num_legal) } -> std::same_as<Outcome>;
   { G::Hash(position) } -> std::same_as<uint64_t>;

@@ -59,6 +59,26 @@ struct MoveList {
   }
 };
 
+// The stand-in for a MoveList in a move generator's count-only pass (G::CountMoves: the mobility
+// of engine/alphabeta's evaluation): Push counts a move without storing it, and a generator that
+// holds a whole set of target squares adds the set's size at once (AddCount) instead of writing
+// one move per square. `size` is the number of moves since Clear.
+struct MoveCounter {
+  static constexpr bool kCountsOnly = true;
+  int size = 0;
+
+  VZ_HD void Clear() { size = 0; }
+  VZ_HD void Push(Move) { ++size; }
+  VZ_HD void AddCount(int count) { size += count; }
+};
+
+// Whether a generator's list type only counts (MoveCounter): its AddCount then replaces the loop
+// that pushes one move per target.
+template <class List>
+inline constexpr bool kCountsOnly = requires {
+  requires List::kCountsOnly;
+};
+
 // Result of a game (or of a position) from White's and Black's point of view.
 enum class Status : uint8_t { kOngoing = 0, kWhiteWins, kBlackWins, kDraw };
 

@@ -65,6 +65,8 @@ struct CuarentaGame {
   VZ_HD static void GenerateMoves(const Position& p, MoveList& moves) {
     cuarenta::GenerateMoves(p, moves);
   }
+  // The number of legal moves of `p` (GenerateMoves' list size), without writing them.
+  VZ_HD static int CountMoves(const Position& p) { return cuarenta::CountMoves(p); }
   VZ_HD static void ApplyMove(Position& p, Move move) { cuarenta::ApplyMove(p, move); }
   VZ_HD static Outcome LocalOutcome(const Position& p, int num_legal_moves) {
     return cuarenta::LocalOutcome(p, num_legal_moves);

@@ -189,7 +189,11 @@ VZ_HD VZ_FORCE_INLINE void PushTargets(const Position& p, const GenContext& c, L
     const int to = LowestBit(tested);
     if (PieceMoveLegal(p, c, from, to)) legal |= Bit(to);
   }
-  for (; legal; legal &= legal - 1) list.Push(MakeMove(from, LowestBit(legal)));
+  if constexpr (kCountsOnly<List>) {
+    list.AddCount(PopCount(legal));
+  } else {
+    for (; legal; legal &= legal - 1) list.Push(MakeMove(from, LowestBit(legal)));
+  }
 }
 
 // Pushes the legal moves of every own piece of `type`, to targets_of(from) from each.
@@ -331,6 +335,14 @@ VZ_HD inline void GenerateMoves(const Position& p, List& list) {
       list.Push(MakeMove(KingStart(c.us), CamelStart(c.us), 0, true));
     }
   }
+}
+
+// The number of legal moves of `p`: the size of GenerateMoves' list, counted without writing the
+// moves (a piece's legal targets by population count).
+VZ_HD inline int CountMoves(const Position& p) {
+  MoveCounter counter;
+  GenerateMoves(p, counter);
+  return counter.size;
 }
 
 // ---- apply ----

@@ -69,6 +69,8 @@ struct DraughtsGame {
   VZ_HD static void GenerateMoves(const Position& p, MoveList& moves) {
     draughts::GenerateMoves(p, moves);
   }
+  // The number of legal moves of `p` (GenerateMoves' list size), without writing them.
+  VZ_HD static int CountMoves(const Position& p) { return draughts::CountMoves(p); }
   // Plays legal move `move` on `p`.
   VZ_HD static void ApplyMove(Position& p, Move move) { draughts::ApplyMove(p, move); }
   // Outcome decided by `p` alone given its number of legal moves (no repetition).

@@ -203,16 +203,43 @@ VZ_HD inline void KingCaptures(CaptureSearch& s, int square, uint32_t captured, 
   if (!extended) Record<true>(s, square, captured, score, false);
 }
 
-VZ_HD VZ_FORCE_INLINE void PushShifted(DraughtsMoveList& list, uint32_t targets, int delta,
+template <class List>
+VZ_HD VZ_FORCE_INLINE void PushShifted(List& list, uint32_t targets, int delta,
                                        uint32_t promotion_rank) {
-  for (; targets; targets &= targets - 1) {
-    const int to = LowestBit(targets);
-    list.Push(MakeMove(to - delta, to, 0, (promotion_rank >> to) & 1));
+  if constexpr (kCountsOnly<List>) {
+    list.AddCount(PopCount(targets));
+  } else {
+    for (; targets; targets &= targets - 1) {
+      const int to = LowestBit(targets);
+      list.Push(MakeMove(to - delta, to, 0, (promotion_rank >> to) & 1));
+    }
   }
 }
 
+// Appends to `list` the capture sequences of the best score of the men `jumpers` (those with a
+// jump) and the kings `kings` of the side to move (kWhite): none when no piece can capture.
 template <bool kWhite>
-VZ_HD void GenerateMovesFor(const Position& p, DraughtsMoveList& list) {
+VZ_HD VZ_FORCE_INLINE void FindCaptures(const Position& p, uint32_t jumpers, uint32_t kings,
+                                        DraughtsMoveList& list) {
+  const uint32_t them = kWhite ? p.black : p.white;
+  const uint32_t occupied = p.white | p.black;
+  CaptureSearch search{them, them & p.kings, 0, 0, 16, &list};
+  for (uint32_t b = jumpers; b; b &= b - 1) {
+    search.from = LowestBit(b);
+    search.occupied = occupied & ~Bit(search.from);
+    ManCaptures<kWhite, 0>(search, search.from, 0, 0);
+  }
+  for (uint32_t b = kings; b; b &= b - 1) {
+    search.from = LowestBit(b);
+    search.occupied = occupied & ~Bit(search.from);
+    KingCaptures(search, search.from, 0, 0);
+  }
+}
+
+// `list`: a DraughtsMoveList, or a MoveCounter (the captures, which the search keeps in a list to
+// drop repeated sequences, are then found in a local list and counted).
+template <bool kWhite, class List>
+VZ_HD void GenerateMovesFor(const Position& p, List& list) {
   const uint32_t us = kWhite ? p.white : p.black;
   const uint32_t them = kWhite ? p.black : p.white;
   const uint32_t occupied = p.white | p.black;
@@ -226,18 +253,17 @@ VZ_HD void GenerateMovesFor(const Position& p, DraughtsMoveList& list) {
                                   : men & (ShiftUpLeft(ShiftUpLeft(empty) & them) |
                                            ShiftUpRight(ShiftUpRight(empty) & them));
   if (jumpers | kings) {
-    CaptureSearch search{them, them & p.kings, 0, 0, 16, &list};
-    for (uint32_t b = jumpers; b; b &= b - 1) {
-      search.from = LowestBit(b);
-      search.occupied = occupied & ~Bit(search.from);
-      ManCaptures<kWhite, 0>(search, search.from, 0, 0);
+    if constexpr (kCountsOnly<List>) {
+      DraughtsMoveList captures;
+      FindCaptures<kWhite>(p, jumpers, kings, captures);
+      if (captures.size) {
+        list.AddCount(captures.size);
+        return;
+      }
+    } else {
+      FindCaptures<kWhite>(p, jumpers, kings, list);
+      if (list.size) return;
     }
-    for (uint32_t b = kings; b; b &= b - 1) {
-      search.from = LowestBit(b);
-      search.occupied = occupied & ~Bit(search.from);
-      KingCaptures(search, search.from, 0, 0);
-    }
-    if (list.size) return;
   }
 
   if (kWhite) {
@@ -261,8 +287,12 @@ VZ_HD void GenerateMovesFor(const Position& p, DraughtsMoveList& list) {
         const int stop = FirstOnRay(blockers, d);
         targets &= ~(g.ray[stop][d] | Bit(stop));
       }
-      for (; targets; targets &= targets - 1)
-        list.Push(MakeMove(from, LowestBit(targets), 0, false));
+      if constexpr (kCountsOnly<List>) {
+        list.AddCount(PopCount(targets));
+      } else {
+        for (; targets; targets &= targets - 1)
+          list.Push(MakeMove(from, LowestBit(targets), 0, false));
+      }
     }
   }
 }
@@ -279,6 +309,18 @@ VZ_HD inline void GenerateMoves(const Position& p, DraughtsMoveList& list) {
   } else {
     internal::GenerateMovesFor<false>(p, list);
   }
+}
+
+// The number of legal moves of `p`: the size of GenerateMoves' list, the plain moves counted
+// without writing them (by population count).
+VZ_HD inline int CountMoves(const Position& p) {
+  MoveCounter counter;
+  if (p.side_to_move == Color::kWhite) {
+    internal::GenerateMovesFor<true>(p, counter);
+  } else {
+    internal::GenerateMovesFor<false>(p, counter);
+  }
+  return counter.size;
 }
 
 // Plays `move`, which must be legal in `p`: moves the piece, removes the captured pieces, crowns,

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/alphabeta/evaluation.h"
 #include "engine/core/error.h"
 #include "engine/core/game_state.h"
 #include "engine/games.h"
@@ -74,6 +75,29 @@ TYPED_TEST(ConformanceTest, GeneratedMovesLeadToValidPositions) {
           const std::string fen = G::FormatPosition(child);
           EXPECT_NO_THROW(G::ParsePosition(fen)) << "after " << G::FormatMove(position, move)
                                                  << " from " << G::FormatPosition(position);
+        }
+      });
+}
+
+// CountMoves counts by population count where GenerateMoves writes one move per target: the two
+// must agree everywhere, in the positions of random games, their children, and the same positions
+// with the other side to move (the alpha-beta evaluation's mobility counts those).
+TYPED_TEST(ConformanceTest, CountMovesIsTheGeneratedListSize) {
+  using G = TypeParam;
+  const auto expect_count = [](const typename G::Position& position) {
+    typename G::MoveList moves;
+    G::GenerateMoves(position, moves);
+    ASSERT_EQ(G::CountMoves(position), moves.size) << G::FormatPosition(position);
+  };
+  ForRandomPositions<G>(
+      [&](const typename G::Position& position, const typename G::MoveList& moves) {
+        expect_count(position);
+        const Color other = Opponent(G::SideToMove(position));
+        expect_count(EvalTraits<G>::WithSideToMove(position, other));
+        for (Move move : moves) {
+          typename G::Position child = position;
+          G::ApplyMove(child, move);
+          expect_count(child);
         }
       });
 }

@@ -29,7 +29,8 @@
 namespace vz::search_testing {
 
 // What the tiny games share (Derived is the game, CRTP): a move list of `kMoves` moves and one
-// action per raw move value (no two moves share one), no check, the stored `hash` as hash and
+// action per raw move value (no two moves share one), CountMoves as the generated list's size,
+// no check, the stored `hash` as hash and
 // repetition key, the side to move from `side`, and ParseMove accepting the protocol or display
 // text of a legal move (vz::Error "illegal <kName> move '<text>'" otherwise). A game whose
 // Position differs hides the members that do not fit with its own.
@@ -60,6 +61,12 @@ struct TinyGame {
   template <class Position>
   static bool InCheck(const Position&) {
     return false;
+  }
+  template <class Position>
+  static int CountMoves(const Position& p) {
+    MoveList moves;
+    Derived::GenerateMoves(p, moves);
+    return moves.size;
   }
   template <class Position>
   static Move ParseMove(const Position& p, std::string_view text) {
