@@ -3,11 +3,13 @@
 #include <fmt/core.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "app/commands.h"
+#include "engine/core/error.h"
 #include "nets/net_architecture.h"
 #include "nets/net_file.h"
 #include "nets/trainer.h"
@@ -20,7 +22,26 @@ struct ExportOptions {
   std::string output;
 };
 
+// An existing output is replaced only when it is a net file: the checkpoint itself, a record
+// chunk or any other file given by mistake is kept.
+void CheckOutput(const ExportOptions& options) {
+  std::error_code error;
+  if (!std::filesystem::exists(options.output, error)) return;
+  if (std::filesystem::equivalent(options.output, options.checkpoint, error)) {
+    throw Error(fmt::format("export: the output {} is the checkpoint itself; not overwritten",
+                            options.output));
+  }
+  try {
+    nets::ReadNetFile(options.output);
+  } catch (const Error& e) {
+    throw Error(fmt::format(
+        "export: {} exists and is not a net file that may be replaced ({}); not overwritten",
+        options.output, e.what()));
+  }
+}
+
 void RunExportCommand(const ExportOptions& options) {
+  CheckOutput(options);
   std::vector<std::string> warnings;
   const nets::NetFile net = nets::ExportCheckpoint(options.checkpoint, 0, &warnings);
   for (const std::string& warning : warnings)

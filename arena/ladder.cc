@@ -3,9 +3,9 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <fstream>
 #include <numeric>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 
 namespace vz {
@@ -78,6 +78,7 @@ LadderResult RunLadder(std::string_view variant, const LadderConfig& config,
       }
     }
   }
+  if (!config.csv_path.empty()) CheckDirectoryOf(config.csv_path, "ladder: CSV file");
   LadderResult result;
   result.variant = std::string(variant);
   result.rows.resize(size_t(n));
@@ -120,11 +121,7 @@ LadderResult RunLadder(std::string_view variant, const LadderConfig& config,
   }
   const std::vector<Rating> ratings = MaximumLikelihoodRatings(n, result.pairings, result.anchor);
   for (int i = 0; i < n; ++i) result.rows[size_t(i)].rating = ratings[size_t(i)];
-  if (!config.csv_path.empty()) {
-    std::ofstream csv(config.csv_path);
-    csv << result.Csv();
-    if (!csv) throw Error("cannot write '" + config.csv_path + "'");
-  }
+  if (!config.csv_path.empty()) WriteFileAtomically(config.csv_path, result.Csv());
   return result;
 }
 

@@ -7,7 +7,6 @@
 #include <bit>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 
 #include "engine/core/atomic_file.h"
@@ -48,11 +47,8 @@ uint64_t GetLittleEndian(std::string_view bytes, size_t offset, int count) {
 
 // The whole file. Throws vz::Error naming it when it cannot be read.
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("checkpoint {}: cannot open it", path));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(fmt::format("checkpoint {}: read error", path));
-  return bytes;
+  constexpr uint64_t kMaxCheckpointBytes = uint64_t{64} << 30;
+  return ReadWholeFile(path, "checkpoint", kMaxCheckpointBytes);
 }
 
 }  // namespace

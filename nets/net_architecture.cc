@@ -159,6 +159,10 @@ std::vector<float> BoardCellMask(const NetArchitecture& a) {
   return mask;
 }
 
+// The residual tower's 3x3 convolution weights at most: a net file holds under 2 GiB of float32
+// (protocol buffers' limit), and the heads need room beside the tower.
+constexpr double kMaxTowerWeights = 400e6;
+
 void ValidateArchitecture(const NetArchitecture& a, std::string_view source) {
   auto check = [&](bool ok, std::string_view field, int value) {
     if (!ok)
@@ -189,6 +193,15 @@ void ValidateArchitecture(const NetArchitecture& a, std::string_view source) {
   if (a.value_head != ValueHead::kPool) {
     check(a.material_outputs == 0, "material_outputs (without a pooled value head)",
           a.material_outputs);
+  }
+  // A net file holds under 2 GiB of float32 weights (protocol buffers' limit): a tower beyond it
+  // is refused here, before gigabytes of weights are made and then cannot be written.
+  const double tower_weights = double(a.blocks) * 2.0 * double(a.channels) * a.channels * 9.0;
+  if (tower_weights > kMaxTowerWeights) {
+    throw Error(fmt::format(
+        "{}: a tower of {} blocks of {} channels has {:.0f} million weights, more than the {:.0f} "
+        "million a net file can hold",
+        source, a.blocks, a.channels, tower_weights / 1e6, kMaxTowerWeights / 1e6));
   }
   if (a.policy_head == PolicyHead::kFc) {
     check(a.policy_planes == 0, "policy_planes (of an fc head)", a.policy_planes);

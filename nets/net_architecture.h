@@ -160,7 +160,9 @@ std::vector<float> BoardCellMask(const NetArchitecture& architecture);
 // global_pooling_channels 0..channels with global_pooling_every 1..blocks exactly when it is not
 // 0, material_outputs 0..64 and 0 without a pooled value head), or if the
 // conv head's policy_planes is not in 1..4096 or its policy_map does not send every action to
-// its own index in [0, policy_planes * height * width) (an fc head must have neither).
+// its own index in [0, policy_planes * height * width) (an fc head must have neither), or if the
+// tower's 3x3 weights (blocks x 2 x channels^2 x 9) exceed 400 million (a net file holds under
+// 2 GiB).
 void ValidateArchitecture(const NetArchitecture& architecture, std::string_view source);
 
 // One line: "10x128 SE, policy conv 128/96, value 4/128, input 12x12x12, 13824 actions" (fc

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <set>
 
@@ -237,13 +236,20 @@ NetFile ParseNetFile(std::string_view bytes, std::string_view source) {
     }
     NetTensor tensor;
     tensor.name = t.name();
+    // The elements a file of under 2 GiB can hold: a shape beyond it is refused before its
+    // product could overflow (so a crafted shape cannot pass the size check below).
+    constexpr int64_t kMaxElements = int64_t(1) << 29;
     int64_t elements = 1;
     for (int64_t d : t.shape()) {
-      if (d < 0 || d > (int64_t(1) << 32)) {
+      if (d < 0 || d > kMaxElements) {
         throw Error(
             fmt::format("net file {}: tensor '{}' has a bad dimension {}", source, t.name(), d));
       }
       tensor.shape.push_back(d);
+      if (d != 0 && elements > kMaxElements / d) {
+        throw Error(fmt::format("net file {}: tensor '{}' has a shape {} of more than {} elements",
+                                source, t.name(), ShapeString(tensor.shape), kMaxElements));
+      }
       elements *= d;
     }
     if (uint64_t(t.data().size()) != uint64_t(elements) * sizeof(float)) {
@@ -271,11 +277,9 @@ void WriteNetFile(const std::string& path, const NetFile& net) {
 }
 
 NetFile ReadNetFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("net file {}: cannot open it", path));
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(fmt::format("net file {}: read error", path));
-  return ParseNetFile(bytes, path);
+  // Protocol buffers cannot parse a message of 2 GiB or more.
+  constexpr uint64_t kMaxNetFileBytes = (uint64_t{1} << 31) - 1;
+  return ParseNetFile(ReadWholeFile(path, "net file", kMaxNetFileBytes), path);
 }
 
 void CheckPolicyLayout(const NetFile& net, std::string_view source, const PolicyLayout& layout) {

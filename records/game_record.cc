@@ -10,9 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <string_view>
 #include <tuple>
 #include <utility>
@@ -110,12 +108,8 @@ void WriteRecordChunk(const std::string& path, const std::vector<proto::GameReco
 }
 
 std::vector<proto::GameRecord> ReadRecordChunk(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw Error(fmt::format("{}: cannot open the record chunk", path));
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  if (file.bad()) throw Error(fmt::format("{}: cannot read the record chunk", path));
-  const std::string bytes = std::move(buffer).str();
+  constexpr uint64_t kMaxChunkBytes = uint64_t{4} << 30;
+  const std::string bytes = ReadWholeFile(path, "record chunk", kMaxChunkBytes);
   const std::string_view view(bytes);
 
   if (view.empty()) throw Error(fmt::format("{}: empty record chunk", path));

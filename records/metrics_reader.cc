@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
+
+#include "engine/core/atomic_file.h"
 
 namespace vz {
 
@@ -13,8 +15,8 @@ using nlohmann::json;
 
 std::vector<json> ReadRunMetrics(const std::string& run_dir, int& bad_lines) {
   const fs::path path = fs::path(run_dir) / "metrics.jsonl";
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("run {}: cannot read {}", run_dir, path.string()));
+  constexpr uint64_t kMaxMetricsBytes = uint64_t{4} << 30;
+  std::istringstream in(ReadWholeFile(path.string(), "metrics file", kMaxMetricsBytes));
   std::vector<json> objects;
   std::string line;
   bad_lines = 0;

@@ -1,9 +1,8 @@
 #include "records/pgn_record.h"
 
 #include <cctype>
-#include <fstream>
-#include <sstream>
 
+#include "engine/core/atomic_file.h"
 #include "engine/games.h"
 
 namespace vz {
@@ -16,11 +15,8 @@ std::string RecordText::Tag(std::string_view name) const {
 }
 
 std::string ReadTextFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  constexpr uint64_t kMaxTextFileBytes = uint64_t{1} << 30;
+  return ReadWholeFile(path, "file", kMaxTextFileBytes);
 }
 
 std::string ResultToken(Status status, bool draughts) {

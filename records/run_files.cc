@@ -7,9 +7,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 
 namespace vz {
@@ -83,12 +82,8 @@ proto::TrainConfig ParseTrainConfigText(std::string_view text, std::string_view 
 }
 
 proto::TrainConfig ReadTrainConfigFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw Error(fmt::format("{}: cannot open the config file", path));
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw Error(fmt::format("{}: cannot read the config file", path));
-  return ParseTrainConfigText(text.str(), path);
+  constexpr uint64_t kMaxConfigBytes = uint64_t{16} << 20;
+  return ParseTrainConfigText(ReadWholeFile(path, "config file", kMaxConfigBytes), path);
 }
 
 std::optional<proto::TrainConfig> SavedConfig(const std::string& dir) {

@@ -11,11 +11,9 @@
 #include <condition_variable>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -96,11 +94,15 @@ class RoleThread {
   std::exception_ptr error_;
 };
 
-std::string ReadWholeFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+// state.json as JSON: a discarded value when it is missing or unreadable (it is informational).
+json ReadStateFile(const fs::path& path) {
+  if (!fs::exists(path)) return json();
+  try {
+    return json::parse(ReadWholeFile(path.string(), "state file", uint64_t{16} << 20), nullptr,
+                       /*allow_exceptions=*/false);
+  } catch (const Error&) {
+    return json(json::value_t::discarded);
+  }
 }
 
 // The end-of-run evaluation: the best net against the initial net, a rollout search and each
@@ -167,9 +169,7 @@ std::string SessionLine(const SelfPlayWorkerOutcome& play, const TrainerRoleOutc
 
 // The first log line: a new run, or where a resumed one stands (state.json: informational).
 std::string StartLine(const proto::TrainConfig& config, const fs::path& dir) {
-  const json state = fs::exists(dir / "state.json")
-                         ? json::parse(ReadWholeFile(dir / "state.json"), nullptr, false)
-                         : json();
+  const json state = ReadStateFile(dir / "state.json");
   const bool resumed = state.is_object() ||
                        nets::CheckpointExists((dir / "checkpoints" / "trainer.ckpt").string()) ||
                        !ListRecordChunks((dir / "records").string()).empty();

@@ -70,44 +70,55 @@ class GamePlaySession {
   }
 
   void Run() {
+    CheckSavePath();
     fmt::print(out_, "vzero play: {}; you play {}, vzero plays {} ({}, {} simulations a move).\n",
                G::kName, ColorName(human_), ColorName(Opponent(human_)), engine_name_,
                options_.simulations);
     fmt::print(out_, "Type a move, or 'help' for the commands.\n");
     ShowBoard();
-    bool quit = false;
-    while (!game_.outcome().IsTerminal() && game_.legal_moves().size > 0 && !quit) {
-      if (G::SideToMove(game_.position()) != human_) {
-        EngineMove();
-        continue;
+    try {
+      bool quit = false;
+      while (!game_.outcome().IsTerminal() && game_.legal_moves().size > 0 && !quit) {
+        if (G::SideToMove(game_.position()) != human_) {
+          EngineMove();
+          continue;
+        }
+        fmt::print(out_, "{} to move> ", ColorName(human_));
+        out_.flush();
+        std::string line;
+        if (!std::getline(in_, line)) {
+          fmt::print(out_, "\n(end of input)\n");
+          break;
+        }
+        const std::string input = Trimmed(line);
+        const std::string command = Lowered(input);
+        if (input.empty()) continue;
+        if (command == "quit" || command == "exit") {
+          quit = true;
+        } else if (command == "help" || command == "?") {
+          fmt::print(out_, "{}", kHelp);
+        } else if (command == "fen") {
+          fmt::print(out_, "fen: {}\n", G::FormatPosition(game_.position()));
+        } else if (command == "board") {
+          ShowBoard();
+        } else if (command == "moves") {
+          PrintMoves();
+        } else if (command == "hint") {
+          Hint();
+        } else if (command == "undo") {
+          Undo();
+        } else {
+          HumanMove(input);
+        }
       }
-      fmt::print(out_, "{} to move> ", ColorName(human_));
-      out_.flush();
-      std::string line;
-      if (!std::getline(in_, line)) {
-        fmt::print(out_, "\n(end of input)\n");
-        break;
+    } catch (const std::exception&) {
+      // An engine failure (a net that outputs NaN, memory): the game so far is saved first.
+      try {
+        Finish();
+      } catch (const std::exception& e) {
+        fmt::print(out_, "the game could not be saved: {}\n", e.what());
       }
-      const std::string input = Trimmed(line);
-      const std::string command = Lowered(input);
-      if (input.empty()) continue;
-      if (command == "quit" || command == "exit") {
-        quit = true;
-      } else if (command == "help" || command == "?") {
-        fmt::print(out_, "{}", kHelp);
-      } else if (command == "fen") {
-        fmt::print(out_, "fen: {}\n", G::FormatPosition(game_.position()));
-      } else if (command == "board") {
-        ShowBoard();
-      } else if (command == "moves") {
-        PrintMoves();
-      } else if (command == "hint") {
-        Hint();
-      } else if (command == "undo") {
-        Undo();
-      } else {
-        HumanMove(input);
-      }
+      throw;
     }
     Finish();
   }
@@ -227,6 +238,14 @@ class GamePlaySession {
     ShowBoard();
   }
 
+  // The record's path: --save, or a fresh name in the working directory.
+  std::string SavePath() const {
+    return options_.save.empty() ? DefaultRecordPath(G::kName, IsDraughts<G>()) : options_.save;
+  }
+
+  // Refuses a --save path whose directory does not exist before the game, not after it.
+  void CheckSavePath() const { CheckDirectoryOf(SavePath(), "play: game record"); }
+
   void Finish() {
     constexpr bool kDraughts = IsDraughts<G>();
     const Outcome outcome = game_.outcome();
@@ -245,8 +264,7 @@ class GamePlaySession {
     } else {
       fmt::print(out_, "result: {} (game not finished)\n", result);
     }
-    const std::string path =
-        options_.save.empty() ? DefaultRecordPath(G::kName, kDraughts) : options_.save;
+    const std::string path = SavePath();
     WriteFileAtomically(path, WriteRecord(game_, info));
     fmt::print(out_, "saved: {}\n", path);
     out_.flush();

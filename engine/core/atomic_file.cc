@@ -3,8 +3,10 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -76,6 +78,60 @@ void SyncDirectory(const std::string& path) {
 }
 
 }  // namespace
+
+void CheckDirectoryOf(const std::string& path, std::string_view what) {
+  const std::string directory = path.find('/') == std::string::npos ? "." : DirectoryOf(path);
+  struct stat status {};
+  if (::stat(directory.c_str(), &status) != 0 || !S_ISDIR(status.st_mode)) {
+    throw Error(std::string(what) + " " + path + ": cannot be written: " + directory +
+                " is not a directory");
+  }
+}
+
+std::string ReadWholeFile(const std::string& path, std::string_view what, uint64_t max_bytes) {
+  const std::string name = std::string(what) + " " + path;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw Error(name + ": cannot open it (" + SystemError(errno) + ")");
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat status {};
+  if (::fstat(fd, &status) != 0)
+    throw Error(name + ": cannot read it (" + SystemError(errno) + ")");
+  if (S_ISDIR(status.st_mode)) throw Error(name + ": is a directory, not a file");
+  if (!S_ISREG(status.st_mode)) throw Error(name + ": is not a regular file");
+  if (uint64_t(status.st_size) > max_bytes) {
+    throw Error(name + ": " + std::to_string(status.st_size) + " bytes, more than the " +
+                std::to_string(max_bytes) + " bytes a " + std::string(what) + " may hold");
+  }
+  std::string bytes(size_t(status.st_size), '\0');
+  size_t filled = 0;
+  for (;;) {
+    if (filled == bytes.size()) {
+      // The file may have grown since fstat: read on, still within max_bytes.
+      if (bytes.size() >= max_bytes) {
+        char probe;
+        const ssize_t extra = ::read(fd, &probe, 1);
+        if (extra == 0) break;
+        if (extra < 0 && errno == EINTR) continue;
+        if (extra < 0) throw Error(name + ": read error (" + SystemError(errno) + ")");
+        throw Error(name + ": more than the " + std::to_string(max_bytes) + " bytes a " +
+                    std::string(what) + " may hold");
+      }
+      bytes.resize(size_t(std::min<uint64_t>(max_bytes, uint64_t(bytes.size()) * 2 + 4096)));
+    }
+    const ssize_t got = ::read(fd, bytes.data() + filled, bytes.size() - filled);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw Error(name + ": read error (" + SystemError(errno) + ")");
+    }
+    if (got == 0) break;
+    filled += size_t(got);
+  }
+  bytes.resize(filled);
+  return bytes;
+}
 
 std::string TemporaryPathFor(const std::string& path) {
   static std::atomic<uint64_t> counter{

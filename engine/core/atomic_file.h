@@ -1,8 +1,9 @@
 #pragma once
 
-// The one writer of whole files (net files, record chunks, checkpoints, run-directory files,
-// plots, saved games): a reader, and a run resumed after a kill or a power cut, sees the old file
-// or the new one, never a mix, and a file that a function here reported written survives a crash.
+// The one writer and the one reader of whole files (net files, record chunks, checkpoints,
+// run-directory files, plots, saved games). Writing: a reader, and a run resumed after a kill or a
+// power cut, sees the old file or the new one, never a mix, and a file that a function here
+// reported written survives a crash.
 //
 // Protocol (the one of KataGo's data files and of SQLite's journal, POSIX rename(2) semantics):
 //   1. write the bytes to a temporary file in the destination's own directory,
@@ -15,10 +16,18 @@
 // Thread-safety: all functions may be called from several threads; two writers of one path in
 // parallel each write a whole file, and the last rename wins.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace vz {
+
+// The bytes of the regular file `path`, whole. `what` names the kind of file in errors ("net
+// file", "checkpoint", ...). Throws vz::Error "<what> <path>: <reason>" when the file cannot be
+// opened (with the system's reason), is not a regular file (a directory; a FIFO or a device, whose
+// reading could block or never end: it is opened without blocking and refused), holds more than
+// `max_bytes` bytes, or a read fails. Never blocks on a FIFO, never reads past `max_bytes`.
+std::string ReadWholeFile(const std::string& path, std::string_view what, uint64_t max_bytes);
 
 // A fresh temporary name next to `path`: "<path>.tmp.<pid>.<hex>", different at every call in a
 // process and (with high probability) between processes of different hosts.
@@ -33,6 +42,12 @@ void CommitTemporaryFile(const std::string& temporary, const std::string& path);
 // naming `path` and the system's reason (a missing directory, a full disk, no permission); the
 // temporary file is removed then.
 void WriteFileAtomically(const std::string& path, std::string_view bytes);
+
+// Checks, before a long job whose result goes to `path`, that the file can be created there: its
+// directory exists (the working directory for a bare name). Throws vz::Error "<what> <path>:
+// cannot be written: <directory> is not a directory" otherwise, so that nothing is computed for a
+// result that could not be kept.
+void CheckDirectoryOf(const std::string& path, std::string_view what);
 
 // As WriteFileAtomically, but never replaces an existing `path` (link(2) instead of rename(2)),
 // so of processes racing to create it exactly one succeeds. Returns false when `path` existed.

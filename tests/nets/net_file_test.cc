@@ -86,7 +86,12 @@ TEST(NetFileTest, TruncatedFilesAreRejected) {
   }
   EXPECT_NE(ErrorOf([&] { ReadNetFile(path); }).find("truncated"), std::string::npos);
   std::filesystem::remove(path);
-  EXPECT_EQ(ErrorOf([&] { ReadNetFile(path); }), "net file " + path + ": cannot open it");
+  EXPECT_EQ(ErrorOf([&] { ReadNetFile(path); }),
+            "net file " + path + ": cannot open it (No such file or directory)");
+  // A directory is named as one, not read as an empty or unreadable file.
+  EXPECT_EQ(ErrorOf([&] { ReadNetFile(std::filesystem::path(path).parent_path().string()); }),
+            "net file " + std::filesystem::path(path).parent_path().string() +
+                ": is a directory, not a file");
 }
 
 TEST(NetFileTest, CorruptedFilesAreRejected) {
@@ -116,6 +121,19 @@ TEST(NetFileTest, BadTensorsAndVersionsAreRejected) {
   net.tensors.push_back(net.tensors[0]);
   EXPECT_EQ(ErrorOf([&] { ParseNetFile(SerializeNetFile(net), "b.vznet"); }),
             "net file b.vznet: tensor 'input.conv.weight' appears twice");
+  // Shapes whose element count overflows 64 bits (2^32 x 2^32 x 4 bytes wraps to 0, which the
+  // empty data would match) or would need more than a net file can hold: refused by name.
+  for (const std::vector<int64_t>& shape :
+       std::vector<std::vector<int64_t>>{{int64_t{1} << 32, int64_t{1} << 32},
+                                         {int64_t{1} << 31, int64_t{1} << 31},
+                                         {int64_t{1} << 20, int64_t{1} << 20}}) {
+    net = TinyDraughtsNet();
+    net.tensors.back().shape = shape;
+    net.tensors.back().data.clear();
+    const std::string error = ErrorOf([&] { ParseNetFile(SerializeNetFile(net), "b.vznet"); });
+    EXPECT_EQ(error.rfind("net file b.vznet: tensor '" + net.tensors.back().name + "' has", 0), 0u)
+        << error;
+  }
   net = TinyDraughtsNet();
   net.architecture.channels = 0;
   EXPECT_EQ(ErrorOf([&] { ParseNetFile(SerializeNetFile(net), "b.vznet"); }),

@@ -4,6 +4,7 @@
 #include "engine/core/atomic_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +53,27 @@ TEST_F(AtomicFileTest, AMissingDirectoryIsAnErrorNamingThePath) {
   const std::string error = ErrorOf([&] { WriteFileAtomically(path, "x"); });
   EXPECT_NE(error.find(path), std::string::npos) << error;
   EXPECT_FALSE(fs::exists(File("absent")));
+}
+
+// The one reader: the whole file, and a one-line error naming it for anything that is not a
+// readable regular file within the limit. A FIFO with no writer must not block the reader, a
+// directory must not read as empty, a device (/dev/zero) must not be read without end.
+TEST_F(AtomicFileTest, ReadWholeFileReadsRegularFilesAndRefusesTheRest) {
+  WriteFileAtomically(File("a.bin"), std::string("one\0two", 7));
+  EXPECT_EQ(ReadWholeFile(File("a.bin"), "net file", 7), std::string("one\0two", 7));
+  WriteFileAtomically(File("empty"), "");
+  EXPECT_EQ(ReadWholeFile(File("empty"), "net file", 0), "");
+  EXPECT_EQ(ErrorOf([&] { ReadWholeFile(File("a.bin"), "net file", 6); }),
+            "net file " + File("a.bin") + ": 7 bytes, more than the 6 bytes a net file may hold");
+  EXPECT_EQ(ErrorOf([&] { ReadWholeFile(File("absent"), "net file", 100); }),
+            "net file " + File("absent") + ": cannot open it (No such file or directory)");
+  EXPECT_EQ(ErrorOf([&] { ReadWholeFile(dir_.string(), "checkpoint", 100); }),
+            "checkpoint " + dir_.string() + ": is a directory, not a file");
+  ASSERT_EQ(::mkfifo(File("fifo").c_str(), 0600), 0);
+  EXPECT_EQ(ErrorOf([&] { ReadWholeFile(File("fifo"), "net file", 100); }),
+            "net file " + File("fifo") + ": is not a regular file");
+  EXPECT_EQ(ErrorOf([&] { ReadWholeFile("/dev/zero", "net file", 100); }),
+            "net file /dev/zero: is not a regular file");
 }
 
 TEST_F(AtomicFileTest, CreateNeverReplaces) {
