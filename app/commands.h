@@ -20,6 +20,14 @@ void AddMatchCommand(CLI::App& app);
 void AddLadderCommand(CLI::App& app);
 void AddReportCommand(CLI::App& app);
 void AddServeCommand(CLI::App& app);
+
+// Adds to every numeric option of `app` and its subcommands (after the Add*Command calls) the
+// checks CLI11 2.1 leaves out, so that no command meets such a value: a floating-point option
+// must be finite (CLI11 reads "nan" and "inf", which pass its Range checks and ran loops without
+// end), an unsigned one must have no minus sign (strtoull turns "-1" into 2^64 - 1) and fit in 64
+// bits (strtoull clamps larger ones). The error names the value and what is wrong.
+void AddNumberChecks(CLI::App& app);
+
 #if defined(VZ_HAVE_TORCH)
 void AddNetCommand(CLI::App& app);
 void AddNnBenchCommand(CLI::App& app);

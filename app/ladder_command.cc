@@ -49,8 +49,10 @@ void AddLadderCommand(CLI::App& app) {
                    "Adjudicate a game still running after this many plies")
       ->check(CLI::Range(1, 100000));
   command->add_option("--adjudication", options->adjudication, "draw | material");
-  command->add_option("--material-margin", options->config.match.material_margin,
-                      "Centipawns of material that win a material adjudication");
+  command
+      ->add_option("--material-margin", options->config.match.material_margin,
+                   "Centipawns of material that win a material adjudication (1 to 100000)")
+      ->check(CLI::Range(1, 100000));
   command->add_option("--csv", options->config.csv_path, "Write the ratings as CSV here");
   command->add_option("--out", options->config.match.out_dir,
                       "Directory for the records of every pairing");

@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   vz::app::AddGateCommand(app);
   vz::app::AddResearchCommand(app);
 #endif
+  vz::app::AddNumberChecks(app);
   // CLI11 would only say "A subcommand is required" for a mistyped command.
   std::string known;
   bool is_known = false;

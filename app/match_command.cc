@@ -53,8 +53,10 @@ void AddMatchCommand(CLI::App& app) {
                    "Adjudicate a game still running after this many plies")
       ->check(CLI::Range(1, 100000));
   command->add_option("--adjudication", options->adjudication, "draw | material");
-  command->add_option("--material-margin", options->config.material_margin,
-                      "Centipawns of material that win a material adjudication");
+  command
+      ->add_option("--material-margin", options->config.material_margin,
+                   "Centipawns of material that win a material adjudication (1 to 100000)")
+      ->check(CLI::Range(1, 100000));
   command->add_option("--seed", options->config.seed, "Seed of openings and players");
   command->callback([options] { RunMatchCommand(*options); });
 }

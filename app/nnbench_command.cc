@@ -91,8 +91,10 @@ void AddNnBenchCommand(CLI::App& app) {
   command->add_option("--device", options->device, "cpu, cuda or cuda:N");
   command->add_option("--precision", options->precision, "auto, fp32, fp16 or bf16");
   command->add_option("--batch-sizes", options->batch_sizes, "Batch sizes")->delimiter(',');
-  command->add_option("--seconds", options->seconds, "Seconds per batch size");
-  command->add_option("--threads", options->threads, "LibTorch CPU threads (0: its default)");
+  command->add_option("--seconds", options->seconds, "Seconds per batch size (0.01 to 3600)")
+      ->check(CLI::Range(0.01, 3600.0));
+  command->add_option("--threads", options->threads, "LibTorch CPU threads (0: its default)")
+      ->check(CLI::Range(0, 1024));
   command
       ->add_option(
           "--layout", options->layout,

@@ -36,15 +36,6 @@ struct SearchOptions {
   bool json = false;
 };
 
-// CLI11 reads unsigned options with strtoull, which turns "-1" into 2^64 - 1: refuse a minus sign.
-const CLI::Validator kNotNegative(
-    [](std::string& text) {
-      const size_t first = text.find_first_not_of(" \t");
-      return first != std::string::npos && text[first] == '-' ? text + " is negative"
-                                                              : std::string();
-    },
-    "NONNEGATIVE");
-
 nlohmann::json WdlJson(const Wdl& wdl) {
   return {{"win", wdl.win}, {"draw", wdl.draw}, {"loss", wdl.loss}};
 }
@@ -199,8 +190,7 @@ void AddSearchCommand(CLI::App& app) {
   command->add_flag("--gumbel", options->gumbel, "Gumbel root search instead of PUCT at the root");
   command
       ->add_option("--seed", options->seed,
-                   "Seed of the search and the rollouts, 0 to 2^64 - 1 (default 0)")
-      ->check(kNotNegative);
+                   "Seed of the search and the rollouts, 0 to 2^64 - 1 (default 0)");
   command
       ->add_option("--max-nodes", options->max_nodes,
                    "Tree node cap (default 16M; raised to the root and its children)")

@@ -70,9 +70,9 @@ SprtParams SprtParams::Parse(const std::string& text) {
     try {
       size_t used = 0;
       values[count] = std::stod(field, &used);
-      if (used != field.size()) throw Error("");
+      if (used != field.size() || !std::isfinite(values[count])) throw Error("");
     } catch (const std::exception&) {
-      throw Error("--sprt '" + text + "': field '" + field + "' is not a number");
+      throw Error("--sprt '" + text + "': field '" + field + "' is not a finite number");
     }
     ++count;
   }
