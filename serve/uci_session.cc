@@ -93,6 +93,7 @@ class GameSession final : public UciSession {
   void NewGame() override {
     search_.reset();
     game_ = GameState<G>();
+    round_estimate_micros_ = 0;
   }
 
   std::string Describe() const override {
@@ -191,7 +192,7 @@ class GameSession final : public UciSession {
       // A search that ended before its budget: proven root (or nothing left to do).
       if (!interrupted && search_->simulations() < chunk) break;
     }
-    round_estimate_micros_ = manager.LongestRecentRoundMicros();
+    round_estimate_micros_ = manager.NextRoundEstimateMicros();
     if (search_->tree_full()) {
       out.InfoString(fmt::format("the tree is full ({} nodes, Hash {} MiB): search stopped",
                                  search_->num_nodes(), options.hash_mib));

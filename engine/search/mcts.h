@@ -186,7 +186,8 @@ class Mcts {
     // arrays are not copied over and over while the tree grows.
     const int64_t expected =
         int64_t(tree_.size) + (target_ + 1) * std::max(1, root_.legal_moves().size);
-    tree_.Reserve(
+    // A hint: where the host cannot give that much at once the tree grows on demand.
+    tree_.TryReserve(
         size_t(std::min<int64_t>(int64_t(std::bit_ceil(uint64_t(expected))), params_.max_nodes)));
     gumbel_.Reset();
     if (tree_.first_child[kRoot] != SearchTree::kNone) MarkRootChildren();
@@ -427,7 +428,12 @@ class Mcts {
     }
     if (size_t(needed) > tree_.capacity()) {
       const int64_t grown = std::max<int64_t>({needed, int64_t(tree_.capacity()) * 2, 4096});
-      tree_.Reserve(size_t(std::min<int64_t>(grown, std::max(needed, params_.max_nodes))));
+      if (!tree_.TryReserve(
+              size_t(std::min<int64_t>(grown, std::max(needed, params_.max_nodes)))) &&
+          !tree_.TryReserve(size_t(needed))) {
+        progress_.node_cap_reached = true;  // the host's memory is the cap
+        return false;
+      }
     }
     tree_.AppendChildren(node, moves.moves, moves.size);
     return true;

@@ -9,7 +9,15 @@
 
 namespace vz {
 
-TimeBudget AllocateTime(const TimeControl& control, Color side, const TimeOptions& options) {
+TimeBudget AllocateTime(const TimeControl& given, Color side, const TimeOptions& options) {
+  // Times beyond about 35 years mean "unlimited" in practice; clamped to it, the arithmetic below
+  // (increments times moves, milliseconds to microseconds) cannot overflow.
+  constexpr int64_t kMaxMs = int64_t{1} << 40;
+  TimeControl control = given;
+  for (int64_t* ms : {&control.white_ms, &control.black_ms, &control.white_increment_ms,
+                      &control.black_increment_ms, &control.move_time_ms}) {
+    *ms = std::min(*ms, kMaxMs);
+  }
   if (options.move_overhead_ms < 0) {
     throw Error("move overhead " + std::to_string(options.move_overhead_ms) + " ms is negative");
   }
@@ -25,8 +33,8 @@ TimeBudget AllocateTime(const TimeControl& control, Color side, const TimeOption
   if (control.infinite) return budget;
   if (control.move_time_ms >= 0) {
     budget.limited = true;
-    budget.soft_ms = budget.hard_ms =
-        std::max<int64_t>(1, control.move_time_ms - options.move_overhead_ms);
+    budget.soft_ms = budget.hard_ms = std::max<int64_t>(
+        1, control.move_time_ms - std::min<int64_t>(options.move_overhead_ms, kMaxMs));
     return budget;
   }
   const bool white = side == Color::kWhite;
@@ -34,14 +42,15 @@ TimeBudget AllocateTime(const TimeControl& control, Color side, const TimeOption
   if (remaining < 0) return budget;
   const int64_t increment = white ? control.white_increment_ms : control.black_increment_ms;
   budget.limited = true;
-  const int64_t safe = std::max<int64_t>(0, remaining - options.move_overhead_ms);
+  const int64_t overhead = std::min<int64_t>(options.move_overhead_ms, kMaxMs);
+  const int64_t safe = std::max<int64_t>(0, remaining - overhead);
   const int moves =
       control.moves_to_go > 0 ? std::min(control.moves_to_go, kMaxMovesToGo) : kDefaultMovesToGo;
   const bool last_move = control.moves_to_go == 1;
   const double soft_cap = last_move ? 0.8 : 0.5;
   const double hard_cap = last_move ? 0.95 : 0.75;
-  const int64_t pool = std::max<int64_t>(
-      0, remaining + increment * (moves - 1) - options.move_overhead_ms * (moves + 1));
+  const int64_t pool =
+      std::max<int64_t>(0, remaining + increment * (moves - 1) - overhead * (moves + 1));
   int64_t soft, hard;
   if (pool > 0) {
     soft = std::min<int64_t>(pool / moves, int64_t(double(safe) * soft_cap));
@@ -61,7 +70,21 @@ TimeManager::TimeManager(const TimeBudget& budget, const Clock& clock,
   if (round_estimate_micros > 0) {
     rounds_[0] = round_estimate_micros;
     num_rounds_ = 1;
+    estimate_micros_ = round_estimate_micros;
   }
+}
+
+int64_t TimeManager::NextRoundEstimateMicros() const {
+  const int64_t measured = num_rounds_ - (estimate_micros_ > 0 ? 1 : 0);
+  if (measured <= 0) return estimate_micros_ / 2;
+  // The window's entries that are measured rounds: all but rounds_[0] while it is the estimate.
+  const bool estimate_in_window = estimate_micros_ > 0 && num_rounds_ <= kRoundWindow;
+  const int64_t count = std::min<int64_t>(num_rounds_, kRoundWindow);
+  int64_t longest = 0;
+  for (int64_t i = estimate_in_window ? 1 : 0; i < count; ++i) {
+    longest = std::max(longest, rounds_[size_t(i)]);
+  }
+  return longest;
 }
 
 int64_t TimeManager::LongestRecentRoundMicros() const {

@@ -117,6 +117,11 @@ class TimeManager {
   // The longest of the last kRoundWindow rounds (the estimate included) in microseconds; 0 when
   // nothing is known yet.
   int64_t LongestRecentRoundMicros() const;
+  // The estimate to hand the next search: the longest of this search's last kRoundWindow measured
+  // rounds, or, when it measured none (the estimate alone kept its first round from starting),
+  // half the estimate it was given, so that one slow round (a larger minibatch since changed, a
+  // busy machine) cannot keep every later search from starting.
+  int64_t NextRoundEstimateMicros() const;
 
   static constexpr int kRoundWindow = 16;
 
@@ -127,6 +132,7 @@ class TimeManager {
   int64_t last_call_micros_ = -1;               // time of the previous ShouldStartRound
   std::array<int64_t, kRoundWindow> rounds_{};  // [round % kRoundWindow] duration in us
   int64_t num_rounds_ = 0;
+  int64_t estimate_micros_ = 0;  // the estimate given, rounds_[0] until a round overwrites it
 };
 
 }  // namespace vz

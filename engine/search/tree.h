@@ -44,15 +44,19 @@ class PodArray {
 
   // Grows to `capacity` elements (never shrinks), keeping the first `used` ones. Raw storage
   // (malloc: no constructor runs, not even a default member initializer); T is an
-  // implicit-lifetime type. Aborts if memory is exhausted.
-  void Reserve(size_t capacity, size_t used) {
-    if (capacity <= capacity_) return;
+  // implicit-lifetime type. False, the array unchanged, if memory is exhausted.
+  bool TryReserve(size_t capacity, size_t used) {
+    if (capacity <= capacity_) return true;
+    if (capacity > SIZE_MAX / sizeof(T)) return false;
     std::unique_ptr<T[], Free> grown(static_cast<T*>(std::malloc(capacity * sizeof(T))));
-    VZ_CHECK(grown != nullptr);
+    if (grown == nullptr) return false;
     if (used > 0) std::memcpy(grown.get(), data_.get(), used * sizeof(T));
     data_ = std::move(grown);
     capacity_ = capacity;
+    return true;
   }
+  // The same; aborts if memory is exhausted (for the few elements a tree cannot do without).
+  void Reserve(size_t capacity, size_t used) { VZ_CHECK(TryReserve(capacity, used)); }
 
  private:
   struct Free {
@@ -102,10 +106,22 @@ struct SearchTree {
   }
 
   // Grows the arrays to hold at least `nodes` nodes (never shrinks), keeping nodes [0, size).
-  void Reserve(size_t nodes) {
-    if (nodes <= capacity()) return;
+  // Aborts if memory is exhausted: for the one root node and the copies of tree reuse, which
+  // never outgrow the tree they copy.
+  void Reserve(size_t nodes) { VZ_CHECK(TryReserve(nodes)); }
+  // The same, but false if memory is exhausted (a search whose memory cap is more than the host
+  // can give then grows no further, as at its node cap). capacity() stays right either way: it
+  // reads the move array, which grows last.
+  bool TryReserve(size_t nodes) {
+    if (nodes <= capacity()) return true;
     const size_t used = size_t(size);
-    ForEachArray([&](auto array) { (this->*array).Reserve(nodes, used); });
+    bool ok = true;
+    ForEachArray([&](auto array) {
+      if constexpr (!std::is_same_v<decltype(array), PodArray<Move> SearchTree::*>) {
+        ok = ok && (this->*array).TryReserve(nodes, used);
+      }
+    });
+    return ok && move.TryReserve(nodes, used);
   }
 
   // Appends `count` fresh children of `parent_node` with the given moves; capacity must suffice.

@@ -24,8 +24,8 @@ class FakeClock final : public Clock {
 };
 
 // Plays one move as the UCI driver does: rounds of `round_ms` while the manager allows them.
-// `round_estimate_micros` carries the longest recent round from move to move, as the driver
-// does. Returns the milliseconds the move used.
+// `round_estimate_micros` carries the estimate from move to move, as the driver does
+// (NextRoundEstimateMicros). Returns the milliseconds the move used.
 int64_t PlayMove(const TimeBudget& budget, FakeClock& clock, int64_t round_ms,
                  bool unstable = false, int64_t* round_estimate_micros = nullptr) {
   TimeManager manager(budget, clock, round_estimate_micros ? *round_estimate_micros : 0);
@@ -34,7 +34,7 @@ int64_t PlayMove(const TimeBudget& budget, FakeClock& clock, int64_t round_ms,
     clock.AdvanceMs(round_ms);
     if (++rounds > 1000000) break;  // an unlimited budget would loop forever
   }
-  if (round_estimate_micros != nullptr) *round_estimate_micros = manager.LongestRecentRoundMicros();
+  if (round_estimate_micros != nullptr) *round_estimate_micros = manager.NextRoundEstimateMicros();
   return manager.ElapsedMs();
 }
 
@@ -152,6 +152,40 @@ TEST(TimeManagerTest, SlowRoundsAreNotStartedPastTheHardLimit) {
   TimeManager manager(budget, clock, /*round_estimate_micros=*/1100 * 1000);
   EXPECT_FALSE(manager.ShouldStartRound(/*unstable=*/true));
   EXPECT_EQ(manager.LongestRecentRoundMicros(), 1100 * 1000);
+}
+
+// One slow round (a larger minibatch since changed, a busy machine) must not keep every later
+// search from starting: a search that could start none hands on half its estimate, and once a
+// round runs, the estimate is what this search measured.
+TEST(TimeManagerTest, AStaleRoundEstimateFadesOut) {
+  FakeClock clock;
+  const TimeBudget budget{.limited = true, .soft_ms = 200, .hard_ms = 200};
+  int64_t estimate = 1100 * 1000;
+  int moves_without_search = 0;
+  while (PlayMove(budget, clock, 10, /*unstable=*/false, &estimate) == 0) {
+    ASSERT_LT(++moves_without_search, 10) << "the estimate never fades: " << estimate;
+  }
+  EXPECT_EQ(moves_without_search, 3);  // 1100, 550, 275 ms do not fit in 200 ms; 137 ms does
+  EXPECT_EQ(estimate, 10 * 1000);
+  EXPECT_GE(PlayMove(budget, clock, 10, /*unstable=*/false, &estimate), 190);
+}
+
+// Clocks beyond any game (UCI's numbers are 64-bit) are searched as unlimited in practice, with
+// no overflow in the arithmetic: the search starts and the limits stay positive.
+TEST(TimeManagerTest, HugeTimesDoNotOverflow) {
+  FakeClock clock;
+  TimeControl move_time;
+  move_time.move_time_ms = 9300000000000000;
+  const int64_t huge = int64_t{2305843009213693951};
+  for (const TimeControl& control :
+       {move_time, Clocks(huge, huge, huge), Clocks(huge, huge, 0, 1)}) {
+    const TimeBudget budget = AllocateTime(control, Color::kWhite, TimeOptions{});
+    EXPECT_TRUE(budget.limited);
+    EXPECT_GT(budget.soft_ms, int64_t{1} << 30);
+    EXPECT_GE(budget.hard_ms, budget.soft_ms);
+    TimeManager manager(budget, clock, /*round_estimate_micros=*/1000);
+    EXPECT_TRUE(manager.ShouldStartRound());
+  }
 }
 
 TEST(TimeManagerTest, UnstableBestMoveExtendsTowardsTheHardLimit) {
