@@ -135,6 +135,15 @@ std::vector<typename G::Position> ReadOpenings(const std::string& path) {
     } catch (const Error& e) {
       throw Error("openings '" + path + "' line " + std::to_string(number) + ": " + e.what());
     }
+    // A finished position gives games of no move, whose results say nothing of the players.
+    typename G::MoveList moves;
+    G::GenerateMoves(openings.back(), moves);
+    const Outcome outcome = G::LocalOutcome(openings.back(), moves.size);
+    if (outcome.IsTerminal()) {
+      throw Error("openings '" + path + "' line " + std::to_string(number) +
+                  ": the game is already over there (" + std::string(ReasonName(outcome.reason)) +
+                  ")");
+    }
   }
   if (openings.empty()) throw Error("openings '" + path + "': no positions");
   return openings;

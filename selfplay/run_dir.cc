@@ -17,6 +17,7 @@
 
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
+#include "records/game_record.h"
 #include "selfplay/train_config.h"
 #if VZ_HAVE_TORCH
 #include "nets/net_file.h"
@@ -121,7 +122,34 @@ proto::TrainConfig OverrideSavedConfig(const proto::TrainConfig& saved,
   return config;
 }
 
+namespace {
+
+// Whether `dir` holds what a run leaves (a net or checkpoint file, a record chunk, state.json):
+// without its config.txtpb such a run cannot be told from another one, and must not be adopted
+// by any. The empty sub-directories and lock files that roles create before the config exists do
+// not count.
+bool HoldsRunState(const std::string& dir) {
+  std::error_code error;
+  if (fs::exists(fs::path(dir) / "state.json", error)) return true;
+  if (!ListRecordChunks((fs::path(dir) / "records").string()).empty()) return true;
+  for (const char* sub : {"nets", "checkpoints"}) {
+    const fs::path path = fs::path(dir) / sub;
+    if (!fs::is_directory(path, error)) continue;
+    for (fs::recursive_directory_iterator it(path, error), end; !error && it != end;
+         it.increment(error)) {
+      const std::string extension = it->path().extension().string();
+      if (it->is_regular_file(error) && (extension == ".vznet" || extension == ".ckpt")) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void AdoptRunConfig(const std::string& dir, const proto::TrainConfig& config) {
+  CheckRunConfig(dir, config);
   CreateRunDirectories(dir, {});
   const std::string path = (fs::path(dir) / "config.txtpb").string();
   if (CreateFileAtomically(path, TrainConfigText(config))) return;
@@ -130,6 +158,12 @@ void AdoptRunConfig(const std::string& dir, const proto::TrainConfig& config) {
 
 void CheckRunConfig(const std::string& dir, const proto::TrainConfig& config) {
   const std::optional<proto::TrainConfig> saved = SavedConfig(dir);
+  if (!saved && HoldsRunState(dir)) {
+    throw Error(fmt::format(
+        "run directory {} holds a run (nets, records or checkpoints) but no config.txtpb: put its "
+        "config back, or use a new --run-dir",
+        dir));
+  }
   if (!saved || TrainConfigHash(*saved) == TrainConfigHash(config)) return;
   throw Error(fmt::format(
       "run directory {} holds a run of another config ({}; only stop, devices, precision and "

@@ -98,7 +98,9 @@ proto::TrainConfig OverrideSavedConfig(const proto::TrainConfig& saved,
 // Checks that `config` may run in `dir`: when dir/config.txtpb exists, its hash must equal
 // `config`'s (TrainConfigHash: stop, devices, precision and cpu_threads may differ). Reads only;
 // creates and locks nothing. Throws vz::Error naming the directory and the file for another
-// config, and the errors of reading a saved config.
+// config, naming the directory when it holds a run's nets, records, checkpoints or state.json but
+// no config.txtpb (a run that cannot be told from another), and the errors of reading a saved
+// config.
 void CheckRunConfig(const std::string& dir, const proto::TrainConfig& config);
 
 // Makes `config` the config of the run in `dir`: creates dir/config.txtpb when it is absent

@@ -82,6 +82,32 @@ TEST_F(RunDirTest, ConfigIsAdoptedOnceAndOnlyStopMayChange) {
             std::string::npos);
 }
 
+// A run whose config.txtpb is gone (deleted by hand) cannot be told from another run: no config,
+// not even the default one, may adopt its nets, records or checkpoints. The empty directories and
+// locks that roles create while they wait for the config do not make a run.
+TEST_F(RunDirTest, ARunWithoutItsConfigIsNotAdopted) {
+  RunConfigChoice choice;
+  choice.variant = "chad";
+  const proto::TrainConfig config = ConfigFromChoice(choice);
+  const std::string run = File("run");
+  CreateRunDirectories(run, {"records/pending", "nets/candidates", "checkpoints"});
+  std::ofstream(fs::path(run) / "lock") << "";
+  EXPECT_EQ(ErrorOf([&] { CheckRunConfig(run, config); }), "");
+  const std::vector<std::string> files = {"nets/best.vznet", "checkpoints/trainer.ckpt",
+                                          "records/chunk-000001.vzr", "state.json"};
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string& file = files[i];
+    const std::string other = File("run-" + std::to_string(i));
+    fs::copy(run, other, fs::copy_options::recursive);
+    std::ofstream(fs::path(other) / file) << "x";
+    const std::string error = ErrorOf([&] { AdoptRunConfig(other, config); });
+    EXPECT_NE(error.find("no config.txtpb"), std::string::npos) << file << ": " << error;
+    EXPECT_FALSE(fs::exists(fs::path(other) / "config.txtpb")) << file;
+  }
+  AdoptRunConfig(run, config);
+  EXPECT_TRUE(SavedConfig(run));
+}
+
 TEST_F(RunDirTest, WaitForRunConfigReadsTheSavedOneOrStops) {
   const std::string run = File("run");
   CreateRunDirectories(run, {"logs"});
