@@ -50,6 +50,54 @@ constexpr size_t kMaxHeadBytes = 64 * 1024;
 // How often a thread that waits for its client looks at the server's state.
 constexpr auto kWaitSlice = std::chrono::milliseconds(100);
 
+// Set by the error handler when httplib rejected a request itself (a malformed request line or
+// header, a body too large or of a bad length, a target too long, a bad Range): the bytes after
+// it are not a request boundary one can trust, so the keep-alive loop closes the connection
+// instead of parsing them as the next request. And set before routing when the request's
+// Content-Length is not a byte count (answered 400 without reading a body). Per thread: one
+// thread serves one connection at a time, from its parse to its answer.
+thread_local bool tl_close_connection = false;
+thread_local bool tl_bad_content_length = false;
+// Set when a request ran past the connection's byte cap (a chunked body too large): httplib then
+// answers 400, which the error handler turns into the 413 it is.
+thread_local bool tl_request_too_large = false;
+
+// Whether `value` is a Content-Length httplib may trust: 1 to 18 decimal digits (RFC 9110: a
+// non-negative integer; 18 digits are far beyond any body limit, and cannot overflow).
+bool IsByteCount(const std::string& value) {
+  return !value.empty() && value.size() <= 18 &&
+         std::all_of(value.begin(), value.end(),
+                     [](unsigned char c) { return c >= '0' && c <= '9'; });
+}
+
+// The request as HTTP/1.1 defines its body (RFC 9112, 6.3), before httplib reads it: without a
+// Content-Length or Transfer-Encoding it has none (httplib 0.11.4 would read until the client
+// closes, and the client waits for the answer), and a Content-Length that is not a byte count
+// is a bad request. One above `max_body_bytes` is answered 413 at once (httplib would first
+// read the whole body to skip it).
+void SetUpRequest(httplib::Request& request, size_t max_body_bytes) {
+  request.ranges.clear();  // whole answers only: httplib would cut JSON answers too
+  tl_bad_content_length = false;
+  tl_request_too_large = false;
+  const auto length = request.headers.equal_range("Content-Length");
+  if (length.first == length.second) {
+    if (!request.has_header("Transfer-Encoding")) request.headers.emplace("Content-Length", "0");
+    return;
+  }
+  for (auto it = length.first; it != length.second; ++it) {
+    if (!IsByteCount(it->second) || it->second != length.first->second) {
+      tl_bad_content_length = true;
+    }
+  }
+  if (!tl_bad_content_length && std::stoull(length.first->second) > max_body_bytes) {
+    tl_request_too_large = true;
+  }
+  if (tl_bad_content_length || tl_request_too_large) {
+    request.headers.erase("Content-Length");
+    request.headers.emplace("Content-Length", "0");
+  }
+}
+
 Clock::duration Seconds(double seconds) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
@@ -133,11 +181,15 @@ class ConnectionStream : public httplib::Stream {
   // connection should close (idle too long, the server stopping or crowded).
   virtual bool WaitForRequest() = 0;
   // A request begins: its bytes are counted (and, on a socket, timed) from here.
-  virtual void StartRequest() { request_bytes_ = 0; }
+  virtual void StartRequest() {
+    request_bytes_ = 0;
+    tl_request_too_large = false;
+  }
 
   ssize_t read(char* ptr, size_t size) final {
     if (request_bytes_ >= max_request_bytes_) {
       failed_ = true;
+      tl_request_too_large = true;
       return -1;
     }
     const ssize_t got = ReadSome(ptr, std::min(size, max_request_bytes_ - request_bytes_));
@@ -465,14 +517,15 @@ struct HttpServer::Impl {
       stream.StartRequest();
       bool closed = false;
       bool ok = false;
+      tl_close_connection = false;
       try {
-        // Range requests are ignored (whole answers only): httplib would cut JSON answers too.
-        ok = server.process_request(stream, left == 1, closed,
-                                    [](httplib::Request& request) { request.ranges.clear(); });
+        ok = server.process_request(stream, left == 1, closed, [this](httplib::Request& request) {
+          SetUpRequest(request, config.max_body_bytes);
+        });
       } catch (...) {
         return;
       }
-      if (!ok || closed || stream.failed()) return;
+      if (!ok || closed || stream.failed() || tl_close_connection) return;
     }
   }
 
@@ -507,6 +560,19 @@ struct HttpServer::Impl {
   }
 
   // Gives the slot back; the last stream of an analysis to close forgets it (stops its search).
+  // One event stream: the answers it has taken (EngineService::Next's `seen`: each stream of an
+  // analysis gets every answer, the final one included), and whether its slot was given back.
+  struct StreamState {
+    uint64_t seen = 0;
+    bool closed = false;
+  };
+  // CloseStream, once per stream: at its end event, or when httplib drops it (a client gone).
+  void CloseStreamOnce(const std::string& id, StreamState& stream) noexcept {
+    if (stream.closed) return;
+    stream.closed = true;
+    CloseStream(id);
+  }
+
   void CloseStream(const std::string& id) noexcept {
     try {
       bool last = false;
@@ -547,6 +613,19 @@ struct HttpServer::Impl {
           "connect-src 'self'; frame-ancestors 'none'"}});
     server.set_pre_routing_handler([this](const Request& request, Response& response) {
       try {
+        if (tl_bad_content_length || tl_request_too_large) {
+          tl_close_connection = true;
+          response.set_header("Connection", "close");
+          if (tl_bad_content_length) {
+            SendError(response, 400, "malformed Content-Length header: not a byte count", "");
+          } else {
+            SendError(response, 413,
+                      "request body too large: more than " + std::to_string(config.max_body_bytes) +
+                          " bytes",
+                      "body");
+          }
+          return httplib::Server::HandlerResponse::Handled;
+        }
         if (limiter.Allow(request.remote_addr)) return httplib::Server::HandlerResponse::Unhandled;
         SendError(response, 429,
                   "too many requests from " + request.remote_addr + " (the server allows " +
@@ -557,18 +636,40 @@ struct HttpServer::Impl {
       }
       return httplib::Server::HandlerResponse::Handled;
     });
-    // Errors httplib makes itself (413 too large, 404 no route, 416 a bad Range) get a JSON body
-    // too; ours already have one. The request's path and method are the client's bytes. "Not
-    // handled" keeps httplib from cutting the body to a Range the request gave.
-    server.set_error_handler(
-        httplib::Server::HandlerWithResponse([](const Request& request, Response& response) {
+    // Errors httplib makes itself (a malformed request, 413 too large, 404 no route, 416 a bad
+    // Range) get a JSON body naming what is wrong too; ours already have one. The request's path
+    // and method are the client's bytes. Past any of them but a well-formed request for a missing
+    // route or method, the connection is closed (tl_close_connection). "Not handled" keeps httplib
+    // from cutting the body to a Range the request gave.
+    server.set_error_handler(httplib::Server::HandlerWithResponse(
+        [max_body = config.max_body_bytes](const Request& request, Response& response) {
           if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
           try {
-            std::string message = "HTTP " + std::to_string(response.status);
-            if (response.status == 404) message = "not found: " + request.path;
-            if (response.status == 413) message = "request body too large";
-            if (response.status == 405) message = "method not allowed: " + request.method;
-            SendError(response, response.status, message, response.status == 413 ? "body" : "");
+            if (response.status == 400 && tl_request_too_large) response.status = 413;
+            const int status = response.status;
+            if (status != 404 && status != 405) {
+              tl_close_connection = true;
+              response.set_header("Connection", "close");
+            }
+            std::string message = "HTTP " + std::to_string(status);
+            switch (status) {
+              case 400:
+                message =
+                    "malformed or incomplete request: its request line, a header, or its body "
+                    "(length, chunks, encoding; sent in time) cannot be read";
+                break;
+              case 404: message = "not found: " + request.path; break;
+              case 405: message = "method not allowed: " + request.method; break;
+              case 413:
+                message =
+                    "request body too large: more than " + std::to_string(max_body) + " bytes";
+                break;
+              case 414: message = "request target too long"; break;
+              case 415: message = "unsupported Content-Encoding: send the body uncompressed"; break;
+              case 416: message = "bad Range header"; break;
+              default: break;
+            }
+            SendError(response, status, message, status == 413 ? "body" : "");
           } catch (...) {
             SendPlainError(response, response.status);
           }
@@ -619,12 +720,21 @@ struct HttpServer::Impl {
                  Guard(response, [&] {
                    const std::string id = request.matches[1];
                    if (!api.AnalysisExists(id)) throw RequestError(404, "", "no analysis " + id);
-                   OpenStream(id);
                    response.set_header("Cache-Control", "no-cache");
+                   if (request.method == "HEAD") {
+                     // The headers alone: a HEAD (a prefetcher, a link checker) opens no stream,
+                     // so its end does not forget the analysis as a last stream's does.
+                     response.set_header("Content-Type", "text/event-stream");
+                     return;
+                   }
+                   OpenStream(id);
+                   auto stream = std::make_shared<StreamState>();
                    response.set_chunked_content_provider(
                        "text/event-stream",
-                       [this, id](size_t, httplib::DataSink& sink) { return StreamStep(id, sink); },
-                       [this, id](bool) { CloseStream(id); });
+                       [this, id, stream](size_t, httplib::DataSink& sink) {
+                         return StreamStep(id, *stream, sink);
+                       },
+                       [this, id, stream](bool) { CloseStreamOnce(id, *stream); });
                  });
                });
     server.Get("/api/runs", [this](const Request&, Response& response) {
@@ -644,15 +754,18 @@ struct HttpServer::Impl {
   // One step of an analysis' event stream: its next answers as SSE "data:" events, a comment line
   // as a keep-alive (which also finds a client that has gone), "event: end" when it is over. Runs
   // outside httplib's handler guard: any failure ends the stream.
-  bool StreamStep(const std::string& id, httplib::DataSink& sink) {
+  bool StreamStep(const std::string& id, StreamState& stream, httplib::DataSink& sink) {
     try {
       if (stopping) return false;
       std::vector<json> answers;
-      const bool more = api.NextAnalysis(id, answers, std::chrono::milliseconds(250));
+      const bool more = api.NextAnalysis(id, stream.seen, answers, std::chrono::milliseconds(250));
       std::string text;
       for (const json& answer : answers) {
         text += "data: " + answer.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
       }
+      // The stream's slot is given back before its end event, so that once a client has read the
+      // end of the last stream, the analysis is gone.
+      if (!more) CloseStreamOnce(id, stream);
       if (!more) text += "event: end\ndata: {}\n\n";
       if (text.empty()) text = ": waiting\n\n";
       if (!sink.write(text.data(), text.size())) return false;

@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <deque>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <string_view>
 #include <system_error>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/game_state.h"
 #include "engine/games.h"
 #include "engine/registry.h"
@@ -192,15 +191,14 @@ Replay ReplayGame(const std::string& variant, const std::string& fen,
   return replay;
 }
 
-std::string ReadWholeFile(const fs::path& path, uintmax_t limit) {
-  std::error_code error;
-  const uintmax_t size = fs::file_size(path, error);
-  if (error || size > limit) throw RequestError(404, "", "file not found");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw RequestError(404, "", "file not found");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// A file served from a runs directory: 404 when it is not a readable regular file of at most
+// `limit` bytes (a missing plot, a directory or FIFO under that name, a file grown too large).
+std::string ServedFile(const fs::path& path, uintmax_t limit) {
+  try {
+    return ReadWholeFile(path.string(), "file", limit);
+  } catch (const Error&) {
+    throw RequestError(404, "", "file not found");
+  }
 }
 
 // A name we serve from a runs directory: letters, digits, '.', '_', '-', not starting with '.'.
@@ -332,7 +330,8 @@ json WebApi::Play(const json& request) {
   bool stopped = false;
   json final_answer;
   std::vector<json> answers;
-  while (engine_->Next(id, answers, std::chrono::milliseconds(50))) {
+  uint64_t seen = 0;
+  while (engine_->Next(id, seen, answers, std::chrono::milliseconds(50))) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!stopped && seconds > 0 && elapsed >= seconds) {
@@ -340,6 +339,7 @@ json WebApi::Play(const json& request) {
       stopped = true;
     }
   }
+  engine_->Forget(id);  // its one reader is done
   if (answers.empty()) throw RequestError(503, "", "the engine stopped before answering");
   final_answer = answers.back();
   if (final_answer.contains("error")) {
@@ -387,7 +387,7 @@ std::string WebApi::StartAnalysis(const json& request) {
   return id;
 }
 
-bool WebApi::NextAnalysis(const std::string& id, std::vector<json>& answers,
+bool WebApi::NextAnalysis(const std::string& id, uint64_t& seen, std::vector<json>& answers,
                           std::chrono::milliseconds timeout) {
   AnalysisJob job;
   {
@@ -399,8 +399,7 @@ bool WebApi::NextAnalysis(const std::string& id, std::vector<json>& answers,
   const std::string& variant = job.variant;
   const int multi_pv = job.multi_pv;
   std::vector<json> raw;
-  const bool more = engine_->Next(id, raw, timeout);
-  if (!more) ForgetAnalysis(id);
+  const bool more = engine_->Next(id, seen, raw, timeout);
   const Variant* game = &FindVariant(variant);
   for (json& answer : raw) {
     if (answer.contains("moveInfos") && answer["moveInfos"].is_array() && game != nullptr) {
@@ -578,19 +577,13 @@ json WebApi::Run(const std::string& name) const {
   if (fs::exists(dir / "metrics.jsonl", error)) {
     try {
       summary = SummarizeRunMetrics(dir.string()).text;
+      int bad_lines = 0;  // lines cut by a kill, skipped
+      std::vector<json> lines = ReadRunMetrics(dir.string(), bad_lines);
+      const size_t first = lines.size() > kMaxMetricsLines ? lines.size() - kMaxMetricsLines : 0;
+      for (size_t i = first; i < lines.size(); ++i) metrics.push_back(std::move(lines[i]));
     } catch (const Error& e) {
-      summary = e.what();
+      summary = e.what();  // unreadable (not a regular file, a field of the wrong type)
     }
-    std::ifstream in(dir / "metrics.jsonl");
-    std::deque<json> last;
-    std::string line;
-    while (std::getline(in, line)) {
-      json object = json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (!object.is_object()) continue;  // a line cut by a kill
-      last.push_back(std::move(object));
-      if (last.size() > kMaxMetricsLines) last.pop_front();
-    }
-    for (json& object : last) metrics.push_back(std::move(object));
   } else {
     summary = "no metrics.jsonl yet";
   }
@@ -603,7 +596,7 @@ std::string WebApi::RunPlot(const std::string& name, const std::string& file) co
   if (std::find(plots.begin(), plots.end(), file) == plots.end()) {
     throw RequestError(404, "", "run '" + name + "' has no plot '" + file + "'");
   }
-  return ReadWholeFile(dir / "plots" / file, kMaxPlotBytes);
+  return ServedFile(dir / "plots" / file, kMaxPlotBytes);
 }
 
 }  // namespace vz

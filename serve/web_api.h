@@ -73,7 +73,7 @@ class WebApi {
 
   // The analysis' next answers (the engine's, moveInfos cut to multiPv, each move given its
   // cells and "pvDisplay"), as EngineService::Next.
-  bool NextAnalysis(const std::string& id, std::vector<nlohmann::json>& answers,
+  bool NextAnalysis(const std::string& id, uint64_t& seen, std::vector<nlohmann::json>& answers,
                     std::chrono::milliseconds timeout);
   bool AnalysisExists(const std::string& id) const;
   // Stops the search (its final answer still comes); Forget drops the job.

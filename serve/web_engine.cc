@@ -24,8 +24,15 @@ constexpr auto kEndedJobLifetime = std::chrono::seconds(60);
 }  // namespace
 
 struct EngineService::Impl {
+  // A job's answers as its readers see them: the newest interim answer (a newer one supersedes
+  // it, so that a slow or absent reader costs one answer, whatever the report interval) and the
+  // final one, which supersedes any interim. Each reader keeps the sequence number of the last
+  // answer it took (EngineService::Next's `seen`), so that every reader gets the final answer.
   struct Job {
-    std::deque<json> answers;
+    json interim;
+    uint64_t interim_seq = 0;  // 0: none yet
+    json final_answer;
+    uint64_t next_seq = 1;
     bool ended = false;
     Clock::time_point ended_at;
     std::string evaluator;  // the worker that runs it
@@ -96,14 +103,15 @@ struct EngineService::Impl {
       auto it = jobs.find(id);
       if (it == jobs.end() || it->second.ended) return;
       const bool final = answer.contains("error") || !answer.value("isDuringSearch", false);
-      // A newer answer supersedes an interim one nobody has taken: a slow or absent reader
-      // keeps at most one answer queued, whatever the report interval.
-      std::deque<json>& queue = it->second.answers;
-      if (!queue.empty() && queue.back().value("isDuringSearch", false)) queue.pop_back();
-      queue.push_back(std::move(answer));
+      Job& job = it->second;
       if (final) {
-        it->second.ended = true;
-        it->second.ended_at = Clock::now();
+        job.final_answer = std::move(answer);
+        job.interim = json();
+        job.ended = true;
+        job.ended_at = Clock::now();
+      } else {
+        job.interim = std::move(answer);
+        job.interim_seq = job.next_seq++;
       }
     }
     changed.notify_all();
@@ -203,26 +211,27 @@ std::string EngineService::Start(json query, const std::string& evaluator) {
   return id;
 }
 
-bool EngineService::Next(const std::string& id, std::vector<json>& answers,
+bool EngineService::Next(const std::string& id, uint64_t& seen, std::vector<json>& answers,
                          std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(impl_->mutex);
   auto has_news = [&] {
     if (impl_->stopping) return true;
     auto it = impl_->jobs.find(id);
-    return it == impl_->jobs.end() || !it->second.answers.empty() || it->second.ended;
+    return it == impl_->jobs.end() || it->second.interim_seq > seen || it->second.ended;
   };
   impl_->changed.wait_for(lock, timeout, has_news);
   if (impl_->stopping) return false;
   auto it = impl_->jobs.find(id);
   if (it == impl_->jobs.end()) return false;
-  Impl::Job& job = it->second;
-  while (!job.answers.empty()) {
-    answers.push_back(std::move(job.answers.front()));
-    job.answers.pop_front();
-  }
+  const Impl::Job& job = it->second;
   if (job.ended) {
-    impl_->jobs.erase(it);
+    answers.push_back(job.final_answer);
+    seen = job.next_seq;
     return false;
+  }
+  if (job.interim_seq > seen) {
+    answers.push_back(job.interim);
+    seen = job.interim_seq;
   }
   return true;
 }

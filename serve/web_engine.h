@@ -74,13 +74,16 @@ class EngineService {
   // or an unknown evaluator, 503 when max_jobs jobs are running.
   std::string Start(nlohmann::json query, const std::string& evaluator);
 
-  // Moves the job's queued answers into `answers` (appending), waiting up to `timeout` for one
-  // when none is queued. Returns false once the job has ended and all its answers were taken (the
-  // job is then forgotten), or when the job is unknown or the service is stopping.
-  bool Next(const std::string& id, std::vector<nlohmann::json>& answers,
+  // Appends to `answers` what one reader of the job has not seen yet: the newest interim answer,
+  // or, once the job has ended, its final answer; waits up to `timeout` for news when there is
+  // none. `seen` is the reader's own (0 before its first call; several readers of one job each
+  // keep theirs, and each gets the final answer). Returns false once the final answer was
+  // appended, or when the job is unknown or the service is stopping. An ended job stays until
+  // Forget, or until a Start more than a minute after it ended.
+  bool Next(const std::string& id, uint64_t& seen, std::vector<nlohmann::json>& answers,
             std::chrono::milliseconds timeout);
 
-  // True while the job exists (running, or ended with answers not yet taken).
+  // True while the job exists (running, or ended and not yet forgotten).
   bool Exists(const std::string& id) const;
 
   // Asks the engine to stop the job's search; its final answer (with "terminated": true) still

@@ -98,6 +98,14 @@ class WebServerTest : public ::testing::Test {
   // Sends `bytes` on a fresh connection and reads the answer until the server closes it: {status,
   // parsed JSON body (discarded when not JSON)}; status 0 when nothing came back.
   std::pair<int, Json> Raw(const std::string& bytes) {
+    const std::string reply = RawReply(bytes);
+    if (reply.rfind("HTTP/1.1 ", 0) != 0) return {0, Json()};
+    const size_t body = reply.find("\r\n\r\n");
+    return {std::atoi(reply.c_str() + 9),
+            Json::parse(body == std::string::npos ? "" : reply.substr(body + 4), nullptr, false)};
+  }
+  // The same, the server's whole reply as it came (every answer it gave on the connection).
+  std::string RawReply(const std::string& bytes) {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     EXPECT_GE(fd, 0);
     timeval timeout{30, 0};
@@ -113,10 +121,16 @@ class WebServerTest : public ::testing::Test {
     ssize_t got;
     while ((got = ::read(fd, buffer, sizeof(buffer))) > 0) reply.append(buffer, size_t(got));
     ::close(fd);
-    if (reply.rfind("HTTP/1.1 ", 0) != 0) return {0, Json()};
-    const size_t body = reply.find("\r\n\r\n");
-    return {std::atoi(reply.c_str() + 9),
-            Json::parse(body == std::string::npos ? "" : reply.substr(body + 4), nullptr, false)};
+    return reply;
+  }
+  // The status codes of the answers in a raw reply, in order.
+  static std::vector<int> Statuses(const std::string& reply) {
+    std::vector<int> statuses;
+    for (size_t at = reply.find("HTTP/1.1 "); at != std::string::npos;
+         at = reply.find("HTTP/1.1 ", at + 1)) {
+      statuses.push_back(std::atoi(reply.c_str() + at + 9));
+    }
+    return statuses;
   }
 
   // The answers of an analysis stream, until its end event.
@@ -281,6 +295,49 @@ TEST_F(WebServerTest, MalformedAndOversizedBodiesGetJsonErrors) {
   EXPECT_EQ(Get("/api/info").first, 200);
 }
 
+// A request that httplib cannot parse ends its connection: the bytes after it are not a request
+// boundary to trust, so a request hidden behind a malformed one is never carried out. Its answer
+// names what is wrong.
+TEST_F(WebServerTest, ARejectedRequestClosesItsConnection) {
+  const std::string hidden =
+      "POST /api/position HTTP/1.1\r\nHost: x\r\nContent-Length: 18\r\nConnection: close\r\n"
+      "\r\n{\"variant\":\"chad\"}";
+  for (const std::string& bad :
+       {std::string("BREW / HTTP/1.1\r\n"), std::string("GET / HTTP/9.9\r\n\r\n"),
+        std::string("\x01\x02 NOT HTTP\r\n\r\n"),
+        "GET /api/info HTTP/1.1\r\nX-Long: " + std::string(9000, 'a') + "\r\n\r\n",
+        std::string(
+            "POST /api/position HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n")}) {
+    const std::string reply = RawReply(bad + hidden);
+    const std::vector<int> statuses = Statuses(reply);
+    ASSERT_EQ(statuses.size(), 1u) << reply;
+    EXPECT_GE(statuses[0], 400) << reply;
+    EXPECT_EQ(reply.find("\"board\""), std::string::npos) << reply;  // the hidden POST's answer
+    EXPECT_NE(reply.find("\"error\""), std::string::npos) << reply;
+    EXPECT_EQ(reply.find("\"HTTP 4"), std::string::npos)
+        << "an error that names nothing: " << reply;
+  }
+  EXPECT_EQ(Get("/api/info").first, 200);
+}
+
+// RFC 9112: a request without Content-Length or Transfer-Encoding has no body (httplib would read
+// on until the client closed, while the client waits for the answer); a Content-Length that is not
+// a byte count is a bad request, answered at once and the connection closed.
+TEST_F(WebServerTest, ABodyIsWhatContentLengthSays) {
+  const std::string reply = RawReply(
+      "POST /api/position HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /api/info HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(Statuses(reply), (std::vector<int>{400, 200})) << reply;
+  EXPECT_NE(reply.find("malformed JSON"), std::string::npos) << reply;  // the empty body
+  for (const std::string length : {"abc", "-1", "12345678901234567890123", "5, 6"}) {
+    const std::string bad_length =
+        RawReply("POST /api/position HTTP/1.1\r\nHost: x\r\nContent-Length: " + length +
+                 "\r\n\r\n{\"variant\":\"chad\"}");
+    EXPECT_EQ(Statuses(bad_length), std::vector<int>{400}) << length << ": " << bad_length;
+    EXPECT_NE(bad_length.find("Content-Length"), std::string::npos) << bad_length;
+  }
+}
+
 TEST_F(WebServerTest, EngineRepliesWithALegalMove) {
   auto [status, start] = Post("/api/position", {{"variant", "cuarenta"}});
   ASSERT_EQ(status, 200);
@@ -334,6 +391,28 @@ TEST_F(WebServerTest, AnalysisStreamsAnswersWithCellsAndLines) {
   }
   // The job is gone once its stream ended.
   EXPECT_EQ(Get("/api/analysis/" + started["id"].get<std::string>() + "/events").first, 404);
+}
+
+// Every stream of one analysis (a second tab, a browser's reconnect) gets the final answer, and a
+// HEAD of the stream (a prefetcher) neither opens a stream nor ends the analysis.
+TEST_F(WebServerTest, EveryStreamOfAnAnalysisGetsItsFinalAnswer) {
+  auto [status, started] =
+      Post("/api/analysis",
+           {{"variant", "chad"}, {"evaluator", "rollout"}, {"simulations", 4000}, {"every", 0.05}});
+  ASSERT_EQ(status, 200) << started.dump();
+  const std::string id = started["id"];
+  auto head = client_->Head(("/api/analysis/" + id + "/events").c_str());
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 200);
+  std::vector<Json> first, second;
+  std::thread reader([&] { first = Stream(id); });
+  second = Stream(id);
+  reader.join();
+  for (const std::vector<Json>* answers : {&first, &second}) {
+    ASSERT_FALSE(answers->empty());
+    EXPECT_FALSE(answers->back()["isDuringSearch"].get<bool>()) << answers->back().dump();
+    EXPECT_EQ(answers->back()["rootInfo"]["visits"], 4001);
+  }
 }
 
 TEST_F(WebServerTest, AnalysisStopsOnRequestAndJobsAreBounded) {
