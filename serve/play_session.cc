@@ -185,7 +185,7 @@ class GamePlaySession {
     } catch (const Error& e) {
       fmt::print(out_,
                  "illegal move '{}': {} (type 'moves' for the legal moves, 'help' for commands)\n",
-                 text, e.what());
+                 PrintableText(text), e.what());
       return;
     }
     last_move_ = Describe(before, move);
