@@ -53,11 +53,12 @@ constexpr auto kWaitSlice = std::chrono::milliseconds(100);
 // Set by the error handler when httplib rejected a request itself (a malformed request line or
 // header, a body too large or of a bad length, a target too long, a bad Range): the bytes after
 // it are not a request boundary one can trust, so the keep-alive loop closes the connection
-// instead of parsing them as the next request. And set before routing when the request's
-// Content-Length is not a byte count (answered 400 without reading a body). Per thread: one
-// thread serves one connection at a time, from its parse to its answer.
+// instead of parsing them as the next request. Also set before routing (SetUpRequest, the
+// rate limiter) where a body could be left unread. Per thread: one thread serves one connection
+// at a time, from its parse to its answer.
 thread_local bool tl_close_connection = false;
-thread_local bool tl_bad_content_length = false;
+// Why the request's body cannot be delimited ("" when it can): answered 400 before routing.
+thread_local std::string tl_bad_framing;
 // Set when a request ran past the connection's byte cap (a chunked body too large): httplib then
 // answers 400, which the error handler turns into the 413 it is.
 thread_local bool tl_request_too_large = false;
@@ -70,30 +71,53 @@ bool IsByteCount(const std::string& value) {
                      [](unsigned char c) { return c >= '0' && c <= '9'; });
 }
 
-// The request as HTTP/1.1 defines its body (RFC 9112, 6.3), before httplib reads it: without a
-// Content-Length or Transfer-Encoding it has none (httplib 0.11.4 would read until the client
-// closes, and the client waits for the answer), and a Content-Length that is not a byte count
-// is a bad request. One above `max_body_bytes` is answered 413 at once (httplib would first
-// read the whole body to skip it).
+// Whether httplib 0.11.4 reads a body for this method (the others' bodies it leaves unread).
+bool HttplibReadsBody(const std::string& method) {
+  return method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE" ||
+         method == "PRI";
+}
+
+// The request as HTTP/1.1 defines its body (RFC 9112, 6.3), before httplib reads it:
+// - without Content-Length or Transfer-Encoding it has none (httplib would read until the client
+//   closes, while the client waits for the answer);
+// - a Content-Length that is not a byte count (or two that differ), and a Transfer-Encoding other
+//   than "chunked", make a bad request (tl_bad_framing: answered 400 without reading a body);
+// - a Content-Length above `max_body_bytes` is answered 413 at once (httplib would first read the
+//   whole body to skip it);
+// - where the bytes after the request might be its unread body (a body on a method httplib reads
+//   none for; Content-Length and Transfer-Encoding together, on which a proxy in front could
+//   disagree), the connection is closed after the answer.
 void SetUpRequest(httplib::Request& request, size_t max_body_bytes) {
   request.ranges.clear();  // whole answers only: httplib would cut JSON answers too
-  tl_bad_content_length = false;
+  tl_bad_framing.clear();
   tl_request_too_large = false;
+  const bool chunked = request.has_header("Transfer-Encoding");
   const auto length = request.headers.equal_range("Content-Length");
-  if (length.first == length.second) {
-    if (!request.has_header("Transfer-Encoding")) request.headers.emplace("Content-Length", "0");
-    return;
+  const bool has_length = length.first != length.second;
+  if (chunked && request.get_header_value("Transfer-Encoding") != "chunked") {
+    tl_bad_framing = "unsupported Transfer-Encoding: only chunked is accepted";
   }
   for (auto it = length.first; it != length.second; ++it) {
     if (!IsByteCount(it->second) || it->second != length.first->second) {
-      tl_bad_content_length = true;
+      tl_bad_framing = "malformed Content-Length header: not a byte count";
     }
   }
-  if (!tl_bad_content_length && std::stoull(length.first->second) > max_body_bytes) {
+  const bool nonzero_length =
+      has_length && length.first->second.find_first_not_of('0') != std::string::npos;
+  if ((chunked && has_length) ||
+      ((chunked || nonzero_length) && !HttplibReadsBody(request.method))) {
+    tl_close_connection = true;
+  }
+  if (!has_length) {
+    if (!chunked) request.headers.emplace("Content-Length", "0");
+    return;
+  }
+  if (tl_bad_framing.empty() && std::stoull(length.first->second) > max_body_bytes) {
     tl_request_too_large = true;
   }
-  if (tl_bad_content_length || tl_request_too_large) {
+  if (!tl_bad_framing.empty() || tl_request_too_large) {
     request.headers.erase("Content-Length");
+    request.headers.erase("Transfer-Encoding");
     request.headers.emplace("Content-Length", "0");
   }
 }
@@ -534,10 +558,33 @@ struct HttpServer::Impl {
       ::send(sock, kRefusal.data(), kRefusal.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       return;
     }
+    tl_close_connection = false;
     try {
       SocketStream stream(sock, policy);
       ServeConnection(stream);
     } catch (...) {
+    }
+    if (tl_close_connection) DrainBeforeClose(sock);
+  }
+
+  // Closing a socket with unread bytes in it resets the connection, and a client still sending
+  // its request (a body refused unread, 413 or 429) may then never see the answer: after an error
+  // answer, the rest of what the client sends is read and dropped, for at most 2 s and as many
+  // bytes as one request may hold, before the socket is closed.
+  void DrainBeforeClose(socket_t sock) const {
+    ::shutdown(sock, SHUT_WR);
+    const Clock::time_point deadline = Clock::now() + std::chrono::seconds(2);
+    size_t drained = 0;
+    char buffer[16384];
+    while (drained < policy.max_request_bytes) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) return;
+      pollfd entry{sock, POLLIN, 0};
+      if (::poll(&entry, 1, int(left.count())) <= 0) return;
+      const ssize_t got = ::recv(sock, buffer, sizeof(buffer), MSG_DONTWAIT);
+      if (got <= 0) return;
+      drained += size_t(got);
     }
   }
 
@@ -559,7 +606,6 @@ struct HttpServer::Impl {
     ++open_streams;
   }
 
-  // Gives the slot back; the last stream of an analysis to close forgets it (stops its search).
   // One event stream: the answers it has taken (EngineService::Next's `seen`: each stream of an
   // analysis gets every answer, the final one included), and whether its slot was given back.
   struct StreamState {
@@ -573,6 +619,7 @@ struct HttpServer::Impl {
     CloseStream(id);
   }
 
+  // Gives the slot back; the last stream of an analysis to close forgets it (stops its search).
   void CloseStream(const std::string& id) noexcept {
     try {
       bool last = false;
@@ -613,11 +660,11 @@ struct HttpServer::Impl {
           "connect-src 'self'; frame-ancestors 'none'"}});
     server.set_pre_routing_handler([this](const Request& request, Response& response) {
       try {
-        if (tl_bad_content_length || tl_request_too_large) {
+        if (!tl_bad_framing.empty() || tl_request_too_large) {
           tl_close_connection = true;
           response.set_header("Connection", "close");
-          if (tl_bad_content_length) {
-            SendError(response, 400, "malformed Content-Length header: not a byte count", "");
+          if (!tl_bad_framing.empty()) {
+            SendError(response, 400, tl_bad_framing, "");
           } else {
             SendError(response, 413,
                       "request body too large: more than " + std::to_string(config.max_body_bytes) +
@@ -627,6 +674,9 @@ struct HttpServer::Impl {
           return httplib::Server::HandlerResponse::Handled;
         }
         if (limiter.Allow(request.remote_addr)) return httplib::Server::HandlerResponse::Unhandled;
+        // Refused before its body was read: the body's bytes must not be taken for a request.
+        tl_close_connection = true;
+        response.set_header("Connection", "close");
         SendError(response, 429,
                   "too many requests from " + request.remote_addr + " (the server allows " +
                       std::to_string(int(config.rate_per_second)) + " a second)",
