@@ -23,7 +23,7 @@ const CLI::Validator kFinite(
       if (end == value.c_str() || *end != '\0') return std::string();  // CLI11's own error
       return std::isfinite(number) ? std::string() : text + " is not a finite number";
     },
-    "FINITE");
+    "");
 
 const CLI::Validator kUnsigned64(
     [](std::string& text) -> std::string {
@@ -37,7 +37,7 @@ const CLI::Validator kUnsigned64(
       }
       return std::string();
     },
-    "UINT64");
+    "");
 
 }  // namespace
 

@@ -209,7 +209,7 @@ class SearchPlayer : public Player<G> {
       if (!manager.ShouldStartRound() && !first) break;
       driver_.RunRound(*evaluator_, searches);
     }
-    round_estimate_micros_ = manager.LongestRecentRoundMicros();
+    round_estimate_micros_ = manager.NextRoundEstimateMicros();
     return EndMove(state);
   }
   SearchPlayer<G>* AsSearchPlayer() override { return this; }
@@ -272,7 +272,7 @@ class SearchPlayer : public Player<G> {
   int leaves_per_round_;
   int64_t lone_moves_ = 0;
   SteadyClock clock_;                  // of the timed ChooseMove
-  int64_t round_estimate_micros_ = 0;  // the previous timed move's longest round
+  int64_t round_estimate_micros_ = 0;  // the previous timed move's NextRoundEstimateMicros
   std::unique_ptr<Mcts<G>> search_;
   SearchDriver<G, SearchPlayer> driver_{/*timed=*/false};  // of ChooseMove
   int sample_plies_ = 0;

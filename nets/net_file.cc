@@ -277,8 +277,6 @@ void WriteNetFile(const std::string& path, const NetFile& net) {
 }
 
 NetFile ReadNetFile(const std::string& path) {
-  // Protocol buffers cannot parse a message of 2 GiB or more.
-  constexpr uint64_t kMaxNetFileBytes = (uint64_t{1} << 31) - 1;
   return ParseNetFile(ReadWholeFile(path, "net file", kMaxNetFileBytes), path);
 }
 

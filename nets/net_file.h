@@ -85,8 +85,12 @@ NetFile ParseNetFile(std::string_view bytes, std::string_view source);
 // it cannot be written.
 void WriteNetFile(const std::string& path, const NetFile& net);
 
-// Reads and parses `path`. Throws vz::Error naming the path if it cannot be read, and the errors
-// of ParseNetFile.
+// The largest net file (bytes): protocol buffers cannot parse a message of 2 GiB or more.
+inline constexpr uint64_t kMaxNetFileBytes = (uint64_t{1} << 31) - 1;
+
+// Reads and parses `path`. Throws vz::Error naming the path if it cannot be read (not a regular
+// file, more than kMaxNetFileBytes: engine/core/atomic_file.h's ReadWholeFile), and the errors of
+// ParseNetFile.
 NetFile ReadNetFile(const std::string& path);
 
 // Throws vz::Error naming `source` if `net` has a conv policy head whose planes or map are not

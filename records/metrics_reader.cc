@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <sstream>
+#include <string_view>
 
 #include "engine/core/atomic_file.h"
 
@@ -16,11 +16,13 @@ using nlohmann::json;
 std::vector<json> ReadRunMetrics(const std::string& run_dir, int& bad_lines) {
   const fs::path path = fs::path(run_dir) / "metrics.jsonl";
   constexpr uint64_t kMaxMetricsBytes = uint64_t{4} << 30;
-  std::istringstream in(ReadWholeFile(path.string(), "metrics file", kMaxMetricsBytes));
+  const std::string text = ReadWholeFile(path.string(), "metrics file", kMaxMetricsBytes);
   std::vector<json> objects;
-  std::string line;
   bad_lines = 0;
-  while (std::getline(in, line)) {
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view line(text.data() + start, end - start);
+    start = end + 1;
     if (line.empty()) continue;
     try {
       json object = json::parse(line);

@@ -778,7 +778,8 @@ ResearchSummary RunResearch(const ResearchConfig& c) {
   }
   r.variant = c.variant;
   if (r.variant.empty()) r.variant = nets::ReadNetFile(r.net_file).game;
-  r.net_hash = fmt::format("{:016x}", Fnv1a64(ReadTextFile(r.net_file)));
+  r.net_hash = fmt::format("{:016x}",
+                           Fnv1a64(ReadWholeFile(r.net_file, "net file", nets::kMaxNetFileBytes)));
   if (r.run_config && r.run_config->variant() != r.variant) {
     throw Error("research: run '" + c.run_dir + "' is a run of " + r.run_config->variant() +
                 ", not " + r.variant);

@@ -99,7 +99,16 @@ proto::TrainConfig ConfigFromChoice(const RunConfigChoice& choice) {
     config = PresetTrainConfig(choice.variant.empty() ? "chaco-rex" : choice.variant,
                                choice.preset.empty() ? "demo" : choice.preset);
   }
+  const std::string chosen_variant = config.variant();
   for (const std::string& assignment : choice.overrides) ApplyConfigOverride(config, assignment);
+  // The preset (or file) was made for its game: a --set that changes the game would run one
+  // game's preset on another's board.
+  if (config.variant() != chosen_variant) {
+    throw Error(fmt::format(
+        "--set variant={}: the config is for {}; choose the game with --variant (or the "
+        "config file's variant)",
+        config.variant(), chosen_variant));
+  }
   ValidateTrainConfig(config);
   return config;
 }
@@ -157,7 +166,10 @@ void AdoptRunConfig(const std::string& dir, const proto::TrainConfig& config) {
 }
 
 void CheckRunConfig(const std::string& dir, const proto::TrainConfig& config) {
-  const std::optional<proto::TrainConfig> saved = SavedConfig(dir);
+  std::optional<proto::TrainConfig> saved = SavedConfig(dir);
+  // Read again after the state was seen: a role adopting at the same moment may have created
+  // the config and then the state in between.
+  if (!saved && HoldsRunState(dir)) saved = SavedConfig(dir);
   if (!saved && HoldsRunState(dir)) {
     throw Error(fmt::format(
         "run directory {} holds a run (nets, records or checkpoints) but no config.txtpb: put its "

@@ -327,7 +327,7 @@ class GameSession final : public UciSession {
   std::vector<Move> allowed_;  // the root moves of the current `go` (empty: all)
   SearchDriver<G> driver_{/*timed=*/false};
   SteadyClock clock_;
-  int64_t round_estimate_micros_ = 0;  // longest recent round of the previous search
+  int64_t round_estimate_micros_ = 0;  // the previous search's NextRoundEstimateMicros
 };
 
 }  // namespace

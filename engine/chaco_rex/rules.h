@@ -151,7 +151,7 @@ namespace internal {
 
 template <class List>
 VZ_HD VZ_FORCE_INLINE void PushAll(List& list, int from, Bitboard targets) {
-  if constexpr (kCountsOnly<List>) {
+  if constexpr (kIsMoveCounter<List>) {
     list.AddCount(PopCount(targets));
   } else {
     ForEachCell(targets, [&](int to) VZ_INLINE_LAMBDA { list.Push(MakeMove(from, to)); });
@@ -195,7 +195,7 @@ VZ_HD VZ_FORCE_INLINE void GeneratePawnMoves(const Position& p, List& list, Bitb
     const Bitboard start = pawns & t.rank[2];
     const Bitboard right2 = ((((start & ~t.file_t) << 10) & empty) << 10) & empty & targets;
     const Bitboard left2 = ((((start & ~t.file_a) << 9) & empty) << 9) & empty & targets;
-    if constexpr (kCountsOnly<List>) {
+    if constexpr (kIsMoveCounter<List>) {
       CountPawnMoves(list, right, left, right2, left2);
     } else {
       ForEachCell(right, [&](int to) VZ_INLINE_LAMBDA { PushPawnMove(list, to - 10, to); });
@@ -214,7 +214,7 @@ VZ_HD VZ_FORCE_INLINE void GeneratePawnMoves(const Position& p, List& list, Bitb
     const Bitboard start = pawns & t.rank[8];
     const Bitboard right2 = ((((start & ~t.file_t) >> 9) & empty) >> 9) & empty & targets;
     const Bitboard left2 = ((((start & ~t.file_a) >> 10) & empty) >> 10) & empty & targets;
-    if constexpr (kCountsOnly<List>) {
+    if constexpr (kIsMoveCounter<List>) {
       CountPawnMoves(list, right, left, right2, left2);
     } else {
       ForEachCell(right, [&](int to) VZ_INLINE_LAMBDA { PushPawnMove(list, to + 9, to); });

@@ -204,7 +204,7 @@ VZ_HD inline void GenerateMoves(const Position& p, List& list) {
         }
       }
       quiet &= mask;
-      if constexpr (kCountsOnly<List>) {
+      if constexpr (kIsMoveCounter<List>) {
         list.AddCount(quiet.Count());
       } else {
         ForEachSquare(quiet, [&](int to) VZ_INLINE_LAMBDA {

@@ -80,9 +80,13 @@ void SyncDirectory(const std::string& path) {
 }  // namespace
 
 void CheckDirectoryOf(const std::string& path, std::string_view what) {
-  const std::string directory = path.find('/') == std::string::npos ? "." : DirectoryOf(path);
+  const std::string directory = DirectoryOf(path);
   struct stat status {};
-  if (::stat(directory.c_str(), &status) != 0 || !S_ISDIR(status.st_mode)) {
+  if (::stat(directory.c_str(), &status) != 0) {
+    throw Error(std::string(what) + " " + path + ": cannot be written: " + directory + ": " +
+                SystemError(errno));
+  }
+  if (!S_ISDIR(status.st_mode)) {
     throw Error(std::string(what) + " " + path + ": cannot be written: " + directory +
                 " is not a directory");
   }

@@ -26,7 +26,8 @@ namespace vz {
 // file", "checkpoint", ...). Throws vz::Error "<what> <path>: <reason>" when the file cannot be
 // opened (with the system's reason), is not a regular file (a directory; a FIFO or a device, whose
 // reading could block or never end: it is opened without blocking and refused), holds more than
-// `max_bytes` bytes, or a read fails. Never blocks on a FIFO, never reads past `max_bytes`.
+// `max_bytes` bytes, or a read fails. Never blocks on a FIFO; reads at most one byte past
+// `max_bytes` (to tell a file that grew beyond it).
 std::string ReadWholeFile(const std::string& path, std::string_view what, uint64_t max_bytes);
 
 // A fresh temporary name next to `path`: "<path>.tmp.<pid>.<hex>", different at every call in a
@@ -45,8 +46,9 @@ void WriteFileAtomically(const std::string& path, std::string_view bytes);
 
 // Checks, before a long job whose result goes to `path`, that the file can be created there: its
 // directory exists (the working directory for a bare name). Throws vz::Error "<what> <path>:
-// cannot be written: <directory> is not a directory" otherwise, so that nothing is computed for a
-// result that could not be kept.
+// cannot be written: <directory>: <the system's reason>" (e.g. "No such file or directory"), or
+// "... <directory> is not a directory", so that nothing is computed for a result that could not
+// be kept.
 void CheckDirectoryOf(const std::string& path, std::string_view what);
 
 // As WriteFileAtomically, but never replaces an existing `path` (link(2) instead of rename(2)),

@@ -72,10 +72,10 @@ struct MoveCounter {
   VZ_HD void AddCount(int count) { size += count; }
 };
 
-// Whether a generator's list type only counts (MoveCounter): its AddCount then replaces the loop
-// that pushes one move per target.
+// Whether a generator's list type only counts (a MoveCounter: List::kCountsOnly): its AddCount
+// then replaces the loop that pushes one move per target.
 template <class List>
-inline constexpr bool kCountsOnly = requires {
+inline constexpr bool kIsMoveCounter = requires {
   requires List::kCountsOnly;
 };
 

@@ -189,7 +189,7 @@ VZ_HD VZ_FORCE_INLINE void PushTargets(const Position& p, const GenContext& c, L
     const int to = LowestBit(tested);
     if (PieceMoveLegal(p, c, from, to)) legal |= Bit(to);
   }
-  if constexpr (kCountsOnly<List>) {
+  if constexpr (kIsMoveCounter<List>) {
     list.AddCount(PopCount(legal));
   } else {
     for (; legal; legal &= legal - 1) list.Push(MakeMove(from, LowestBit(legal)));

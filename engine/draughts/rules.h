@@ -206,7 +206,7 @@ VZ_HD inline void KingCaptures(CaptureSearch& s, int square, uint32_t captured, 
 template <class List>
 VZ_HD VZ_FORCE_INLINE void PushShifted(List& list, uint32_t targets, int delta,
                                        uint32_t promotion_rank) {
-  if constexpr (kCountsOnly<List>) {
+  if constexpr (kIsMoveCounter<List>) {
     list.AddCount(PopCount(targets));
   } else {
     for (; targets; targets &= targets - 1) {
@@ -253,7 +253,7 @@ VZ_HD void GenerateMovesFor(const Position& p, List& list) {
                                   : men & (ShiftUpLeft(ShiftUpLeft(empty) & them) |
                                            ShiftUpRight(ShiftUpRight(empty) & them));
   if (jumpers | kings) {
-    if constexpr (kCountsOnly<List>) {
+    if constexpr (kIsMoveCounter<List>) {
       DraughtsMoveList captures;
       FindCaptures<kWhite>(p, jumpers, kings, captures);
       if (captures.size) {
@@ -287,7 +287,7 @@ VZ_HD void GenerateMovesFor(const Position& p, List& list) {
         const int stop = FirstOnRay(blockers, d);
         targets &= ~(g.ray[stop][d] | Bit(stop));
       }
-      if constexpr (kCountsOnly<List>) {
+      if constexpr (kIsMoveCounter<List>) {
         list.AddCount(PopCount(targets));
       } else {
         for (; targets; targets &= targets - 1)

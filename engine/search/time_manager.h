@@ -99,7 +99,7 @@ class SteadyClock final : public Clock {
 // of the round in between). Not thread-safe: one search, one thread; `clock` must outlive it.
 class TimeManager {
  public:
-  // `round_estimate_micros` (>= 0; e.g. LongestRecentRoundMicros of the previous move's search)
+  // `round_estimate_micros` (>= 0; e.g. NextRoundEstimateMicros of the previous move's search)
   // counts as one measured round, so that even the first round respects the hard limit.
   TimeManager(const TimeBudget& budget, const Clock& clock, int64_t round_estimate_micros = 0);
 

@@ -57,6 +57,21 @@ class PodArray {
   }
   // The same; aborts if memory is exhausted (for the few elements a tree cannot do without).
   void Reserve(size_t capacity, size_t used) { VZ_CHECK(TryReserve(capacity, used)); }
+  // Gives back the storage beyond `capacity` elements (>= the used ones), where the allocator
+  // can shrink the block in place (it keeps the larger block otherwise).
+  void ShrinkTo(size_t capacity) {
+    if (capacity >= capacity_) return;
+    if (capacity == 0) {
+      data_.reset();
+      capacity_ = 0;
+      return;
+    }
+    T* shrunk = static_cast<T*>(std::realloc(data_.get(), capacity * sizeof(T)));
+    if (shrunk == nullptr) return;
+    (void)data_.release();
+    data_.reset(shrunk);
+    capacity_ = capacity;
+  }
 
  private:
   struct Free {
@@ -92,10 +107,15 @@ struct SearchTree {
   PodArray<uint8_t> priors_pending;
   int32_t size = 0;  // nodes in use: ids [0, size)
 
+ private:
+  size_t capacity_ = 0;  // nodes every array has room for (an array may have more)
+
+ public:
   static constexpr size_t kBytesPerNode =
       sizeof(Move) + 4 + 4 + 2 + 4 + 4 + 4 + 4 + 4 + 4 + 1 + 1 + 2 + 1;
 
-  size_t capacity() const { return move.capacity(); }
+  // Nodes every array has room for.
+  size_t capacity() const { return capacity_; }
 
   // The number of nodes whose arrays fit in `mib` MiB, in [1, kMaxNodes] (mib <= 0 or NaN: 1).
   // Mcts<G>::NodesForMiB raises it to the game's smallest cap.
@@ -110,18 +130,20 @@ struct SearchTree {
   // never outgrow the tree they copy.
   void Reserve(size_t nodes) { VZ_CHECK(TryReserve(nodes)); }
   // The same, but false if memory is exhausted (a search whose memory cap is more than the host
-  // can give then grows no further, as at its node cap). capacity() stays right either way: it
-  // reads the move array, which grows last.
+  // can give then grows no further, as at its node cap): the arrays that grew are shrunk back, so
+  // that every array holds capacity() nodes and no grown block is left taking the memory.
   bool TryReserve(size_t nodes) {
-    if (nodes <= capacity()) return true;
+    const size_t before = capacity_;
+    if (nodes <= before) return true;
     const size_t used = size_t(size);
     bool ok = true;
-    ForEachArray([&](auto array) {
-      if constexpr (!std::is_same_v<decltype(array), PodArray<Move> SearchTree::*>) {
-        ok = ok && (this->*array).TryReserve(nodes, used);
-      }
-    });
-    return ok && move.TryReserve(nodes, used);
+    ForEachArray([&](auto array) { ok = ok && (this->*array).TryReserve(nodes, used); });
+    if (!ok) {
+      ForEachArray([&](auto array) { (this->*array).ShrinkTo(before); });
+      return false;
+    }
+    capacity_ = nodes;
+    return true;
   }
 
   // Appends `count` fresh children of `parent_node` with the given moves; capacity must suffice.

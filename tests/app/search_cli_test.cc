@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -97,6 +98,42 @@ TEST_F(SearchCliTest, EmptyBenchVariantIsRefused) {
   EXPECT_EQ(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("chad"), std::string::npos);
   EXPECT_EQ(run.output.find("cuarenta"), std::string::npos) << "only the game asked for";
+}
+
+// What CLI11 lets through is refused for every command at once (app/number_checks.cc): nan and
+// inf (which pass its range checks), minus signs and values beyond 64 bits of unsigned options;
+// and the checks a command makes of its own values before it plays any game.
+TEST_F(SearchCliTest, BadNumbersAndUnusableOutputsAreRefusedBeforeWork) {
+  ExpectRefused({"search", "--variant", "chad", "--max-mib", "nan"},
+                "--max-mib: nan is not a finite number");
+  ExpectRefused({"search", "--variant", "chad", "--max-mib", "inf"}, "--max-mib");
+  ExpectRefused(
+      {"match", "--variant", "chad", "--player1", "random", "--player2", "random", "--seed", "-1"},
+      "--seed: -1 is negative");
+  ExpectRefused({"match", "--variant", "chad", "--player1", "random", "--player2", "random",
+                 "--games", "2", "--seed", "99999999999999999999"},
+                "--seed: 99999999999999999999 is larger than 18446744073709551615");
+  ExpectRefused({"match", "--variant", "chad", "--player1", "random", "--player2", "random",
+                 "--games", "2", "--sprt", "0,nan,0.05,0.05"},
+                "field 'nan' is not a finite number");
+  ExpectRefused({"match", "--variant", "cuarenta", "--player1", "random", "--player2", "random",
+                 "--games", "2", "--material-margin", "-100"},
+                "--material-margin");
+  ExpectRefused({"ladder", "--variant", "chad", "--players", "random", "rollout:2",
+                 "--games-per-pair", "2", "--csv", "/nonexistent-vzero-dir/x.csv"},
+                "ladder: CSV file /nonexistent-vzero-dir/x.csv: cannot be written");
+  ExpectRefused(
+      {"play", "--variant", "chad", "--net", "none", "--save", "/nonexistent-vzero-dir/g.pgn"},
+      "cannot be written");
+  // An opening where the game is already over (Black to move with no piece left).
+  const std::string openings = (std::filesystem::temp_directory_path() /
+                                ("vzero-openings-" + std::to_string(getpid()) + ".txt"))
+                                   .string();
+  { std::ofstream(openings) << "W:W18:B5\nB:W18:B\n"; }
+  ExpectRefused({"match", "--variant", "portuguese-draughts", "--player1", "random", "--player2",
+                 "random", "--games", "2", "--openings", openings},
+                "line 2: the game is already over there (no-legal-move)");
+  std::filesystem::remove(openings);
 }
 
 }  // namespace

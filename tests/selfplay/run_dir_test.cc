@@ -80,6 +80,12 @@ TEST_F(RunDirTest, ConfigIsAdoptedOnceAndOnlyStopMayChange) {
   choice.config_file = File("x.txtpb");
   EXPECT_NE(ErrorOf([&] { ConfigFromChoice(choice); }).find("--preset or --config"),
             std::string::npos);
+  // One game's preset is not run on another's board by a --set.
+  RunConfigChoice switched;
+  switched.variant = "chad";
+  switched.overrides = {"variant=cuarenta"};
+  EXPECT_NE(ErrorOf([&] { ConfigFromChoice(switched); }).find("--set variant=cuarenta"),
+            std::string::npos);
 }
 
 // A run whose config.txtpb is gone (deleted by hand) cannot be told from another run: no config,

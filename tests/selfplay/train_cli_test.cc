@@ -189,6 +189,20 @@ TEST_F(TrainCliTest, TinyRunEndToEndAndResume) {
       RunVzero({"export", (run / "state.json").string(), "-o", (dir_ / "x.vznet").string()});
   EXPECT_EQ(bad_export.status, 1);
   EXPECT_NE(bad_export.output.find("state.json"), std::string::npos) << bad_export.output;
+  // Exporting over the checkpoint itself, or over a file that is not a net file, is refused and
+  // leaves the file; over the earlier export (a net file) it replaces it.
+  const std::string checkpoint = (run / "checkpoints" / "trainer.ckpt").string();
+  const uintmax_t checkpoint_bytes = fs::file_size(checkpoint);
+  const Execution over_checkpoint = RunVzero({"export", checkpoint, "-o", checkpoint});
+  EXPECT_EQ(over_checkpoint.status, 1);
+  EXPECT_NE(over_checkpoint.output.find("is the checkpoint itself"), std::string::npos)
+      << over_checkpoint.output;
+  EXPECT_EQ(fs::file_size(checkpoint), checkpoint_bytes);
+  const Execution over_state =
+      RunVzero({"export", checkpoint, "-o", (run / "state.json").string()});
+  EXPECT_EQ(over_state.status, 1);
+  EXPECT_NE(over_state.output.find("not overwritten"), std::string::npos) << over_state.output;
+  EXPECT_EQ(RunVzero({"export", checkpoint, "-o", exported.string()}).status, 0);
   const Execution report = RunVzero({"report", run.string()});
   EXPECT_EQ(report.status, 0) << report.output;
   EXPECT_NE(report.output.find("gating:"), std::string::npos) << report.output;

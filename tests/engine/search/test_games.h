@@ -30,9 +30,9 @@ namespace vz::search_testing {
 
 // What the tiny games share (Derived is the game, CRTP): a move list of `kMoves` moves and one
 // action per raw move value (no two moves share one), CountMoves as the generated list's size,
-// no check, the stored `hash` as hash and
-// repetition key, the side to move from `side`, and ParseMove accepting the protocol or display
-// text of a legal move (vz::Error "illegal <kName> move '<text>'" otherwise). A game whose
+// no check, the stored `hash` as hash and repetition key, the side to move from `side`, and
+// ParseMove accepting the protocol or display text of a legal move (vz::Error "illegal <kName>
+// move '<text>'" otherwise). A game whose
 // Position differs hides the members that do not fit with its own.
 template <class Derived, int kMoves>
 struct TinyGame {
