@@ -14,6 +14,7 @@
 #include "arena/match_games.h"
 #include "arena/player.h"
 #include "engine/alphabeta/evaluation.h"
+#include "engine/core/game_state.h"
 #include "engine/core/zobrist.h"
 #include "engine/games.h"
 #include "records/pgn_record.h"
@@ -136,9 +137,7 @@ std::vector<typename G::Position> ReadOpenings(const std::string& path) {
       throw Error("openings '" + path + "' line " + std::to_string(number) + ": " + e.what());
     }
     // A finished position gives games of no move, whose results say nothing of the players.
-    typename G::MoveList moves;
-    G::GenerateMoves(openings.back(), moves);
-    const Outcome outcome = G::LocalOutcome(openings.back(), moves.size);
+    const Outcome outcome = GameState<G>(openings.back()).outcome();
     if (outcome.IsTerminal()) {
       throw Error("openings '" + path + "' line " + std::to_string(number) +
                   ": the game is already over there (" + std::string(ReasonName(outcome.reason)) +

@@ -194,8 +194,7 @@ void ValidateArchitecture(const NetArchitecture& a, std::string_view source) {
     check(a.material_outputs == 0, "material_outputs (without a pooled value head)",
           a.material_outputs);
   }
-  // A net file holds under 2 GiB of float32 weights (protocol buffers' limit): a tower beyond it
-  // is refused here, before gigabytes of weights are made and then cannot be written.
+  // Refused here, before gigabytes of weights are made and then cannot be written.
   const double tower_weights = double(a.blocks) * 2.0 * double(a.channels) * a.channels * 9.0;
   if (tower_weights > kMaxTowerWeights) {
     throw Error(fmt::format(

@@ -68,9 +68,9 @@ std::vector<std::pair<std::string, std::vector<const json*>>> StrengthLinesByOpp
 
 namespace {
 
-RunMetricsSummary Summarize(const std::string& run_dir) {
+RunMetricsSummary Summarize(const std::string& run_dir, std::vector<json>* lines) {
   RunMetricsSummary summary;
-  const std::vector<json> metrics = ReadRunMetrics(run_dir, summary.bad_lines);
+  std::vector<json> metrics = ReadRunMetrics(run_dir, summary.bad_lines);
   summary.lines = int(metrics.size());
   const json* last_train = nullptr;
   const json* last_selfplay = nullptr;
@@ -135,6 +135,7 @@ RunMetricsSummary Summarize(const std::string& run_dir) {
     text +=
         fmt::format("{} line(s) of metrics.jsonl skipped (not JSON objects)\n", summary.bad_lines);
   }
+  if (lines != nullptr) *lines = std::move(metrics);
   return summary;
 }
 
@@ -215,8 +216,8 @@ std::string CurveTable(const std::string& run_dir, int& bad_lines) {
 
 }  // namespace
 
-RunMetricsSummary SummarizeRunMetrics(const std::string& run_dir) {
-  return WithMetricsErrors(run_dir, Summarize);
+RunMetricsSummary SummarizeRunMetrics(const std::string& run_dir, std::vector<json>* lines) {
+  return WithMetricsErrors(run_dir, [&](const std::string& dir) { return Summarize(dir, lines); });
 }
 
 std::string StrengthCurveTable(const std::string& run_dir, int* bad_lines) {

@@ -30,9 +30,12 @@ struct RunMetricsSummary {
   std::string text;  // a few lines for people: last losses, gating, strength checks, evaluation
 };
 
-// Reads RUN_DIR/metrics.jsonl. Throws vz::Error naming the file if it cannot be read, naming the
-// run if a line holds a field of the wrong type.
-RunMetricsSummary SummarizeRunMetrics(const std::string& run_dir);
+// Reads RUN_DIR/metrics.jsonl; with `lines`, also hands out the JSON objects it read, in file
+// order (ReadRunMetrics' result), so that a caller that shows them reads the file once. Throws
+// vz::Error naming the file if it cannot be read, naming the run if a line holds a field of the
+// wrong type.
+RunMetricsSummary SummarizeRunMetrics(const std::string& run_dir,
+                                      std::vector<nlohmann::json>* lines = nullptr);
 
 // The strength curve of RUN_DIR/metrics.jsonl as a Markdown table (`vzero report --table`, the
 // tables of docs/strength.md): rows in the order of metrics.jsonl, one per strength check of the

@@ -777,9 +777,9 @@ ResearchSummary RunResearch(const ResearchConfig& c) {
     throw Error("research: give --net FILE, --run RUN_DIR or --variant (its shipped net)");
   }
   r.variant = c.variant;
-  if (r.variant.empty()) r.variant = nets::ReadNetFile(r.net_file).game;
-  r.net_hash = fmt::format("{:016x}",
-                           Fnv1a64(ReadWholeFile(r.net_file, "net file", nets::kMaxNetFileBytes)));
+  const std::string net_bytes = ReadWholeFile(r.net_file, "net file", nets::kMaxNetFileBytes);
+  if (r.variant.empty()) r.variant = nets::ParseNetFile(net_bytes, r.net_file).game;
+  r.net_hash = fmt::format("{:016x}", Fnv1a64(net_bytes));
   if (r.run_config && r.run_config->variant() != r.variant) {
     throw Error("research: run '" + c.run_dir + "' is a run of " + r.run_config->variant() +
                 ", not " + r.variant);

@@ -576,9 +576,8 @@ json WebApi::Run(const std::string& name) const {
   std::error_code error;
   if (fs::exists(dir / "metrics.jsonl", error)) {
     try {
-      summary = SummarizeRunMetrics(dir.string()).text;
-      int bad_lines = 0;  // lines cut by a kill, skipped
-      std::vector<json> lines = ReadRunMetrics(dir.string(), bad_lines);
+      std::vector<json> lines;
+      summary = SummarizeRunMetrics(dir.string(), &lines).text;
       const size_t first = lines.size() > kMaxMetricsLines ? lines.size() - kMaxMetricsLines : 0;
       for (size_t i = first; i < lines.size(); ++i) metrics.push_back(std::move(lines[i]));
     } catch (const Error& e) {

@@ -6,7 +6,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -109,32 +108,22 @@ std::string ReadWholeFile(const std::string& path, std::string_view what, uint64
     throw Error(name + ": " + std::to_string(status.st_size) + " bytes, more than the " +
                 std::to_string(max_bytes) + " bytes a " + std::string(what) + " may hold");
   }
-  std::string bytes(size_t(status.st_size), '\0');
-  size_t filled = 0;
+  // Read to the end, not to st_size: the file may have grown since fstat (or be a /proc file,
+  // whose size is 0).
+  std::string bytes;
+  bytes.reserve(size_t(status.st_size));
+  char buffer[1 << 16];
   for (;;) {
-    if (filled == bytes.size()) {
-      // The file may have grown since fstat: read on, still within max_bytes.
-      if (bytes.size() >= max_bytes) {
-        char probe;
-        const ssize_t extra = ::read(fd, &probe, 1);
-        if (extra == 0) break;
-        if (extra < 0 && errno == EINTR) continue;
-        if (extra < 0) throw Error(name + ": read error (" + SystemError(errno) + ")");
-        throw Error(name + ": more than the " + std::to_string(max_bytes) + " bytes a " +
-                    std::string(what) + " may hold");
-      }
-      bytes.resize(size_t(std::min<uint64_t>(max_bytes, uint64_t(bytes.size()) * 2 + 4096)));
+    const ssize_t got = ::read(fd, buffer, sizeof(buffer));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw Error(name + ": read error (" + SystemError(errno) + ")");
+    if (got == 0) return bytes;
+    if (bytes.size() + size_t(got) > max_bytes) {
+      throw Error(name + ": more than the " + std::to_string(max_bytes) + " bytes a " +
+                  std::string(what) + " may hold");
     }
-    const ssize_t got = ::read(fd, bytes.data() + filled, bytes.size() - filled);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      throw Error(name + ": read error (" + SystemError(errno) + ")");
-    }
-    if (got == 0) break;
-    filled += size_t(got);
+    bytes.append(buffer, size_t(got));
   }
-  bytes.resize(filled);
-  return bytes;
 }
 
 std::string TemporaryPathFor(const std::string& path) {

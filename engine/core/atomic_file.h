@@ -26,8 +26,8 @@ namespace vz {
 // file", "checkpoint", ...). Throws vz::Error "<what> <path>: <reason>" when the file cannot be
 // opened (with the system's reason), is not a regular file (a directory; a FIFO or a device, whose
 // reading could block or never end: it is opened without blocking and refused), holds more than
-// `max_bytes` bytes, or a read fails. Never blocks on a FIFO; reads at most one byte past
-// `max_bytes` (to tell a file that grew beyond it).
+// `max_bytes` bytes (also one that grew beyond them while it was read), or a read fails. Never
+// blocks on a FIFO, never keeps more than `max_bytes` bytes.
 std::string ReadWholeFile(const std::string& path, std::string_view what, uint64_t max_bytes);
 
 // A fresh temporary name next to `path`: "<path>.tmp.<pid>.<hex>", different at every call in a

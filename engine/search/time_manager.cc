@@ -29,12 +29,12 @@ TimeBudget AllocateTime(const TimeControl& given, Color side, const TimeOptions&
   if (control.moves_to_go < 0) {
     throw Error("movestogo " + std::to_string(control.moves_to_go) + " is negative");
   }
+  const int64_t overhead = std::min<int64_t>(options.move_overhead_ms, kMaxMs);
   TimeBudget budget;
   if (control.infinite) return budget;
   if (control.move_time_ms >= 0) {
     budget.limited = true;
-    budget.soft_ms = budget.hard_ms = std::max<int64_t>(
-        1, control.move_time_ms - std::min<int64_t>(options.move_overhead_ms, kMaxMs));
+    budget.soft_ms = budget.hard_ms = std::max<int64_t>(1, control.move_time_ms - overhead);
     return budget;
   }
   const bool white = side == Color::kWhite;
@@ -42,7 +42,6 @@ TimeBudget AllocateTime(const TimeControl& given, Color side, const TimeOptions&
   if (remaining < 0) return budget;
   const int64_t increment = white ? control.white_increment_ms : control.black_increment_ms;
   budget.limited = true;
-  const int64_t overhead = std::min<int64_t>(options.move_overhead_ms, kMaxMs);
   const int64_t safe = std::max<int64_t>(0, remaining - overhead);
   const int moves =
       control.moves_to_go > 0 ? std::min(control.moves_to_go, kMaxMovesToGo) : kDefaultMovesToGo;
