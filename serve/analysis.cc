@@ -26,6 +26,7 @@
 #include "engine/search/rollout_evaluator.h"
 #include "engine/search/search_driver.h"
 #include "engine/search/search_report.h"
+#include "serve/line_io.h"
 
 namespace vz {
 namespace {
@@ -713,6 +714,10 @@ AnalysisEngine::AnalysisEngine(const AnalysisConfig& config,
 AnalysisEngine::~AnalysisEngine() = default;
 
 void AnalysisEngine::HandleLine(std::string_view text) {
+  if (text.size() > kMaxLineBytes) {
+    impl_->shared.EmitError(nullptr, "", OverlongLineError());
+    return;
+  }
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return;
   Json line;
   try {

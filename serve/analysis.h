@@ -68,7 +68,8 @@ class AnalysisEngine {
   AnalysisEngine& operator=(const AnalysisEngine&) = delete;
 
   // Handles one input line: answers actions and errors at once, queues a valid query's turns for
-  // analysis. Blank lines are ignored. Never throws on bad input.
+  // analysis. Blank lines are ignored; a line over kMaxLineBytes (serve/line_io.h) is answered
+  // with an error line. Never throws on bad input.
   void HandleLine(std::string_view line);
 
   // True while some turn analysis is queued or running.

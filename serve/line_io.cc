@@ -25,9 +25,34 @@ std::string Lowered(std::string text) {
   return text;
 }
 
+bool ReadLine(std::istream& in, std::string& line, size_t max_bytes) {
+  line.clear();
+  std::istream::sentry sentry(in, /*noskipws=*/true);
+  if (!sentry || in.rdbuf() == nullptr) {
+    in.setstate(std::ios::failbit);
+    return false;
+  }
+  std::streambuf& buffer = *in.rdbuf();
+  bool any = false;
+  for (;;) {
+    const int c = buffer.sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(any ? std::ios::eofbit : std::ios::eofbit | std::ios::failbit);
+      return any;
+    }
+    any = true;
+    if (c == '\n') return true;
+    if (line.size() <= max_bytes) line.push_back(char(c));
+  }
+}
+
+std::string OverlongLineError() {
+  return "an input line of over " + std::to_string(kMaxLineBytes) + " bytes; ignored";
+}
+
 LineReader::LineReader(std::istream& in) : queue_(std::make_shared<Queue>()) {
   thread_ = std::thread([queue = queue_, &in] {
-    for (std::string line; std::getline(in, line);) {
+    for (std::string line; ReadLine(in, line);) {
       {
         std::lock_guard<std::mutex> lock(queue->mutex);
         queue->lines.push_back(std::move(line));

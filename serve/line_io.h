@@ -27,7 +27,22 @@ std::string Trimmed(std::string_view text);
 // `text` in ASCII lower case.
 std::string Lowered(std::string text);
 
-// Reads the lines of `in` on its own thread and queues them for the owner's thread; the owner
+// The longest input line the command engines (UCI, the analysis engine, terminal play) take: 1 MiB.
+// A UCI `position startpos moves ...` line of a 1,000-ply game is about 6 KiB.
+inline constexpr size_t kMaxLineBytes = size_t{1} << 20;
+
+// Reads the next line of `in` (up to '\n', which is dropped; a last line without one counts) into
+// `line`, keeping at most `max_bytes` + 1 of its bytes: the rest of a longer line is read and
+// dropped, so that a line of any length costs bounded memory and `line.size() > max_bytes` tells
+// the caller it was too long. Returns false, with `line` empty, at the end of the input (as
+// std::getline). Never throws.
+bool ReadLine(std::istream& in, std::string& line, size_t max_bytes = kMaxLineBytes);
+
+// The one-line error for an input line over kMaxLineBytes, naming the limit; the line is ignored.
+std::string OverlongLineError();
+
+// Reads the lines of `in` (with ReadLine: a line over kMaxLineBytes is queued cut to
+// kMaxLineBytes + 1 bytes) on its own thread and queues them for the owner's thread; the owner
 // takes them with Take, waiting or not. Thread-safety: Take from one thread (the owner's).
 class LineReader {
  public:

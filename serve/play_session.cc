@@ -86,9 +86,13 @@ class GamePlaySession {
         fmt::print(out_, "{} to move> ", ColorName(human_));
         out_.flush();
         std::string line;
-        if (!std::getline(in_, line)) {
+        if (!ReadLine(in_, line)) {
           fmt::print(out_, "\n(end of input)\n");
           break;
+        }
+        if (line.size() > kMaxLineBytes) {
+          fmt::print(out_, "{}\n", OverlongLineError());
+          continue;
         }
         const std::string input = Trimmed(line);
         const std::string command = Lowered(input);

@@ -25,6 +25,7 @@
 #include "engine/registry.h"
 #include "engine/search/search_params.h"
 #include "nets/shipped_nets.h"
+#include "serve/line_io.h"
 #include "serve/uci_output.h"
 #include "serve/uci_session.h"
 #if defined(VZ_HAVE_TORCH)
@@ -44,29 +45,11 @@ constexpr int64_t kMaxMoveOverheadMs = kUciMaxMoveOverheadMs;
 
 // ---- Protocol -------------------------------------------------------------------------------
 
-std::vector<std::string> SplitWords(std::string_view line) {
-  std::vector<std::string> words;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    size_t j = i;
-    while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
-    if (j > i) words.emplace_back(line.substr(i, j - i));
-    i = j;
-  }
-  return words;
-}
-
 std::string Join(const std::vector<std::string>& words, size_t begin, size_t end) {
   std::string text;
   for (size_t i = begin; i < end && i < words.size(); ++i) {
     text += (text.empty() ? "" : " ") + words[i];
   }
-  return text;
-}
-
-std::string Lower(std::string text) {
-  for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
   return text;
 }
 
@@ -82,7 +65,7 @@ int64_t ParseInteger(const std::string& text, int64_t low, int64_t high, const s
 }
 
 bool ParseCheck(const std::string& text, const std::string& what) {
-  const std::string lower = Lower(text);
+  const std::string lower = Lowered(text);
   if (lower == "true") return true;
   if (lower == "false") return false;
   throw Error(fmt::format("{} '{}' is not true or false", what, text));
@@ -105,6 +88,10 @@ class UciEngine::Impl {
 
   // Handles one input line; false after `quit`.
   bool Handle(std::string_view line) {
+    if (line.size() > kMaxLineBytes) {
+      out_.InfoString("error: " + OverlongLineError());
+      return true;
+    }
     std::vector<std::string> words = SplitWords(line);
     // Unknown leading tokens are skipped, the rest of the line is parsed (as the protocol asks).
     size_t first = 0;
@@ -203,14 +190,14 @@ class UciEngine::Impl {
   // setoption name NAME [value VALUE]; names are case-insensitive and may hold spaces.
   void SetOption(const std::vector<std::string>& words) {
     size_t name_at = 1;
-    if (name_at >= words.size() || Lower(words[name_at]) != "name") {
+    if (name_at >= words.size() || Lowered(words[name_at]) != "name") {
       throw Error("expected 'setoption name NAME [value VALUE]'");
     }
     size_t value_at = name_at + 1;
-    while (value_at < words.size() && Lower(words[value_at]) != "value") ++value_at;
+    while (value_at < words.size() && Lowered(words[value_at]) != "value") ++value_at;
     const std::string name = Join(words, name_at + 1, value_at);
     const std::string value = Join(words, value_at + 1, words.size());
-    const std::string key = Lower(name);
+    const std::string key = Lowered(name);
     const std::string what = "option " + name + " value";
     if (key == "uci_variant") {
       const std::string start = FindVariant(value).StartFen();  // throws, listing the games
@@ -408,7 +395,7 @@ void UciEngine::Finish() { impl_->Finish(); }
 
 void UciEngine::Run(std::istream& in) {
   std::string line;
-  while (std::getline(in, line)) {
+  while (ReadLine(in, line)) {
     if (!impl_->Handle(line)) return;
   }
   impl_->Finish();

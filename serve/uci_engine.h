@@ -66,13 +66,15 @@ class UciEngine {
   UciEngine(const UciEngine&) = delete;
   UciEngine& operator=(const UciEngine&) = delete;
 
-  // Handles one input line (without its line break). Returns false after `quit`. Never throws.
+  // Handles one input line (without its line break). Returns false after `quit`. Never throws; a
+  // line over kMaxLineBytes (serve/line_io.h) is answered with an `info string error` and ignored.
   bool Handle(std::string_view line);
 
   // At the end of the input: waits for a search with limits, stops an open-ended one.
   void Finish();
 
-  // Handles the lines of `in` until `quit` or the end of the input (then Finish).
+  // Handles the lines of `in` (read with ReadLine: bounded memory per line) until `quit` or the
+  // end of the input (then Finish).
   void Run(std::istream& in);
 
  private:

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "serve/line_io.h"
 #include "tests/serve/analysis_lines.h"
 
 namespace vz {
@@ -137,6 +138,17 @@ TEST(AnalysisEngineTest, TerminateAnswersWaitingAndRunningTurns) {
     }
   }
   EXPECT_EQ(acknowledged, 2);
+}
+
+TEST(AnalysisEngineTest, AnOverlongLineGetsOneErrorAndTheNextQueryIsAnswered) {
+  const std::string huge = R"({"id":"huge","variant":"chad","maxVisits":40,"pad":")" +
+                           std::string(kMaxLineBytes, ' ') + "\"}";
+  const Session run = Analyse({huge, kChad});
+  ASSERT_EQ(run.Errors(nullptr).size(), 1u);
+  EXPECT_NE(run.Errors(nullptr)[0]["error"].get<std::string>().find("input line of over"),
+            std::string::npos);
+  EXPECT_TRUE(run.Errors("huge").empty());
+  EXPECT_FALSE(run.Answers("chad").empty());
 }
 
 TEST(AnalysisEngineTest, BadQueriesGetOneErrorNamingTheField) {

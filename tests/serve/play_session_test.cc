@@ -72,6 +72,13 @@ TEST_F(PlaySessionTest, IllegalInputIsAnsweredAndTheSessionGoesOn) {
   EXPECT_NE(out.find("(end of input)"), std::string::npos) << out;
 }
 
+TEST_F(PlaySessionTest, AnOverlongLineIsAnsweredAndTheSessionGoesOn) {
+  const std::string out = Play("cuarenta", std::string(kMaxLineBytes + 1, 'q') + "\nfen\n");
+  EXPECT_NE(out.find("an input line of over"), std::string::npos);
+  EXPECT_EQ(out.find("illegal move"), std::string::npos);
+  EXPECT_NE(out.find("fen: "), std::string::npos);  // still reading after the error
+}
+
 TEST_F(PlaySessionTest, AMoveGetsAReplyAndUndoTakesBothBack) {
   for (const char* variant : {"chad", "chaco-rex", "cuarenta", "portuguese-draughts"}) {
     const std::vector<std::string> moves = LegalMoves(variant);

@@ -27,6 +27,7 @@
 #include "engine/core/game_state.h"
 #include "engine/core/zobrist.h"
 #include "engine/games.h"
+#include "serve/line_io.h"
 #include "tests/cli_driver.h"
 #include "tests/test_util.h"
 
@@ -304,6 +305,35 @@ TEST(UciEngineTest, MalformedCommandsDoNotStopTheEngine) {
   ASSERT_FALSE(board.empty());
   EXPECT_EQ(board.back(), "Fen: " + draughts::DraughtsGame::FormatPosition(
                                         draughts::DraughtsGame::InitialPosition()));
+}
+
+TEST(UciEngineTest, AnOverlongLineIsReportedAndTheEngineGoesOn) {
+  Uci uci(Variant("chad"));
+  EXPECT_TRUE(uci.Send("position startpos moves " + std::string(kMaxLineBytes, 'a')));
+  EXPECT_TRUE(uci.ReportsBeforeReady("error: an input line of over"));
+  uci.Send("go nodes 8");
+  GameState<chad::ChadGame> game;  // the position did not change
+  ExpectLegalProtocolMove(game, uci.BestMove());
+}
+
+TEST(UciEngineTest, RunReadsAnEndlessLineInBoundedMemoryAndGoesOn) {
+  LineBuffer buffer;
+  std::ostream out(&buffer);
+  UciEngine engine(Variant("chad"), out);
+  // 64 MiB of one line: read whole with std::getline, it would be held in memory at once.
+  std::istringstream in(std::string(size_t{64} << 20, 'z') + "\nisready\nquit\n");
+  engine.Run(in);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::vector<std::string> lines;
+  for (std::optional<std::string> line; (line = buffer.Next(deadline));) {
+    lines.push_back(*line);
+    if (*line == "readyok") break;
+  }
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back(), "readyok");
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& line) {
+    return StartsWith(line, "info string error: an input line of over");
+  }));
 }
 
 TEST(UciEngineTest, UnknownCommandsAreIgnored) {
