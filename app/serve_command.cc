@@ -87,6 +87,10 @@ void AddServeCommand(CLI::App& app) {
                    "Searches (analyses and engine moves) running at once (default 8)")
       ->check(CLI::Range(1, 256));
   command
+      ->add_option("--max-jobs-per-client", options->api.engine.max_jobs_per_client,
+                   "Searches of one client address running at once (default 4)")
+      ->check(CLI::Range(1, 256));
+  command
       ->add_option("--max-simulations", options->api.max_simulations,
                    "Most simulations of one search (default 50000)")
       ->check(CLI::Range(int64_t{1}, int64_t{10000000}));

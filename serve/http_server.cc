@@ -744,17 +744,22 @@ struct HttpServer::Impl {
     server.Get("/api/info", [this](const Request&, Response& response) {
       Guard(response, [&] { SendJson(response, api.Info()); });
     });
+    // `call` takes the parsed body and the client's address (the engine's per-client cap).
     auto post = [this](const char* path, auto&& call) {
       server.Post(path, [this, call](const Request& request, Response& response) {
-        Guard(response, [&] { SendJson(response, call(ParseBody(request))); });
+        Guard(response, [&] { SendJson(response, call(ParseBody(request), request.remote_addr)); });
       });
     };
-    post("/api/position", [this](const json& body) { return api.Position(body); });
-    post("/api/play", [this](const json& body) { return api.Play(body); });
-    post("/api/record/export", [this](const json& body) { return api.ExportRecord(body); });
-    post("/api/record/import", [this](const json& body) { return api.ImportRecord(body); });
-    post("/api/analysis", [this](const json& body) {
-      return json{{"id", api.StartAnalysis(body)}};
+    post("/api/position",
+         [this](const json& body, const std::string&) { return api.Position(body); });
+    post("/api/play",
+         [this](const json& body, const std::string& client) { return api.Play(body, client); });
+    post("/api/record/export",
+         [this](const json& body, const std::string&) { return api.ExportRecord(body); });
+    post("/api/record/import",
+         [this](const json& body, const std::string&) { return api.ImportRecord(body); });
+    post("/api/analysis", [this](const json& body, const std::string& client) {
+      return json{{"id", api.StartAnalysis(body, client)}};
     });
     server.Post(R"(/api/analysis/(j[0-9]{1,18})/stop)",
                 [this](const Request& request, Response& response) {

@@ -291,7 +291,8 @@ json WebApi::Info() const {
             {"maxSimulations", config_.max_simulations},
             {"maxMoveSeconds", config_.max_move_seconds},
             {"maxMoves", config_.max_moves},
-            {"maxJobs", config_.engine.max_jobs}}}};
+            {"maxJobs", config_.engine.max_jobs},
+            {"maxJobsPerClient", config_.engine.max_jobs_per_client}}}};
 }
 
 json WebApi::Position(const json& request) const {
@@ -302,7 +303,7 @@ json WebApi::Position(const json& request) const {
       .final_position;
 }
 
-json WebApi::Play(const json& request) {
+json WebApi::Play(const json& request, const std::string& client) {
   CheckFields(request, {"variant", "fen", "moves", "simulations", "seconds", "evaluator", "seed"});
   const std::string variant = VariantField(request);
   const Replay replay = ReplayGame(variant, StringField(request, "fen", false),
@@ -325,7 +326,7 @@ json WebApi::Play(const json& request) {
                 {"moves", replay.moves},
                 {"maxVisits", simulations},
                 {"seed", IntegerField(request, "seed", 0, int64_t{1} << 53, 0)}};
-  const std::string id = engine_->Start(query, StringField(request, "evaluator", false));
+  const std::string id = engine_->Start(query, StringField(request, "evaluator", false), client);
   const auto start = std::chrono::steady_clock::now();
   bool stopped = false;
   json final_answer;
@@ -361,7 +362,7 @@ json WebApi::Play(const json& request) {
           {"position", std::move(position)}};
 }
 
-std::string WebApi::StartAnalysis(const json& request) {
+std::string WebApi::StartAnalysis(const json& request, const std::string& client) {
   CheckFields(request,
               {"variant", "fen", "moves", "simulations", "evaluator", "every", "multiPv", "seed"});
   const std::string variant = VariantField(request);
@@ -378,7 +379,7 @@ std::string WebApi::StartAnalysis(const json& request) {
                 {"reportDuringSearchEvery", every},
                 {"includePVVisits", false},
                 {"seed", IntegerField(request, "seed", 0, int64_t{1} << 53, 0)}};
-  const std::string id = engine_->Start(query, StringField(request, "evaluator", false));
+  const std::string id = engine_->Start(query, StringField(request, "evaluator", false), client);
   std::lock_guard<std::mutex> lock(analyses_mutex_);
   for (auto it = analyses_.begin(); it != analyses_.end();) {
     it = engine_->Exists(it->first) ? std::next(it) : analyses_.erase(it);

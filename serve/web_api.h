@@ -63,13 +63,14 @@ class WebApi {
   // "seed"?}: the engine's move in the position after `moves`, searched with that many
   // simulations, or for that many seconds (simulations then capped by max_simulations):
   // {"move", "display", "analysis": <the engine's final answer>, "position": Position(after)}.
-  // Blocks until the search ends. 409 when the game is already over.
-  nlohmann::json Play(const nlohmann::json& request);
+  // Blocks until the search ends. 409 when the game is already over. `client` is the asker's
+  // address, for the engine's per-client cap (EngineService::Start: 429 past it).
+  nlohmann::json Play(const nlohmann::json& request, const std::string& client = "");
 
   // POST /api/analysis {"variant", "fen"?, "moves"?, "simulations"?, "evaluator"?, "every"?
   // (seconds between interim answers, default 0.3), "multiPv"? (moves reported, default 8)}:
-  // starts an analysis of the position after `moves`; returns its job id.
-  std::string StartAnalysis(const nlohmann::json& request);
+  // starts an analysis of the position after `moves`; returns its job id. `client` as for Play.
+  std::string StartAnalysis(const nlohmann::json& request, const std::string& client = "");
 
   // The analysis' next answers (the engine's, moveInfos cut to multiPv, each move given its
   // cells and "pvDisplay"), as EngineService::Next.

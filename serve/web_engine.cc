@@ -36,6 +36,7 @@ struct EngineService::Impl {
     bool ended = false;
     Clock::time_point ended_at;
     std::string evaluator;  // the worker that runs it
+    std::string client;     // who started it (EngineService::Start)
   };
 
   // One AnalysisEngine and the thread that drives it; lines reach it only through `lines`.
@@ -125,9 +126,12 @@ struct EngineService::Impl {
     workers[name] = std::move(worker);
   }
 
-  int Running() const {
+  // Jobs running now; with a `client`, that client's only.
+  int Running(const std::string* client = nullptr) const {
     int running = 0;
-    for (const auto& [id, job] : jobs) running += !job.ended;
+    for (const auto& [id, job] : jobs) {
+      running += !job.ended && (client == nullptr || job.client == *client);
+    }
     return running;
   }
 
@@ -139,6 +143,10 @@ struct EngineService::Impl {
 EngineService::EngineService(const EngineServiceConfig& config) : impl_(std::make_unique<Impl>()) {
   if (config.max_jobs < 1) {
     throw Error("engine jobs: max_jobs " + std::to_string(config.max_jobs) + " must be >= 1");
+  }
+  if (config.max_jobs_per_client < 1) {
+    throw Error("engine jobs: max_jobs_per_client " + std::to_string(config.max_jobs_per_client) +
+                " must be >= 1");
   }
   impl_->config = config;
   AnalysisConfig analysis;
@@ -178,7 +186,8 @@ std::string EngineService::DefaultEvaluator(const std::string& variant) const {
   return impl_->config.nets.count(variant) > 0 ? "net" : "rollout";
 }
 
-std::string EngineService::Start(json query, const std::string& evaluator) {
+std::string EngineService::Start(json query, const std::string& evaluator,
+                                 const std::string& client) {
   const std::string variant = query.value("variant", "");
   std::string kind = evaluator.empty() ? DefaultEvaluator(variant) : evaluator;
   if (kind != "net" && kind != "rollout") {
@@ -203,8 +212,16 @@ std::string EngineService::Start(json query, const std::string& evaluator) {
                          "engine busy: " + std::to_string(impl_->config.max_jobs) +
                              " searches are running (the server's --max-jobs); try again later");
     }
+    if (!client.empty() && impl_->Running(&client) >= impl_->config.max_jobs_per_client) {
+      throw RequestError(429, "",
+                         "too many searches from " + client + ": " +
+                             std::to_string(impl_->config.max_jobs_per_client) +
+                             " are running (the server's --max-jobs-per-client); stop one or "
+                             "wait for one to end");
+    }
     id = "j" + std::to_string(impl_->next_id++);
     impl_->jobs[id].evaluator = kind;
+    impl_->jobs[id].client = client;
   }
   query["id"] = id;
   impl_->workers.at(kind)->Push(query.dump());

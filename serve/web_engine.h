@@ -12,10 +12,12 @@
 // A job is one query of one turn. Its answers (interim ones with isDuringSearch true, then a final
 // one, or one error object) queue up until taken with Next, a newer answer replacing an interim one
 // not yet taken (at most one answer waits); a job ends with its final answer or error. At most
-// max_jobs jobs run at once; finished jobs whose answers nobody takes are dropped after a minute.
-// A job's search tree is freed when it ends, and the freed memory is given back to the system
-// (malloc_trim) whenever an engine has no search left; what stays is the engines themselves
-// (evaluators, a net's weights) and the answers not yet taken.
+// max_jobs jobs run at once, and at most max_jobs_per_client of one client (its address, so that
+// one page or script cannot take every slot; clients behind one proxy share it); finished jobs
+// whose answers nobody takes are dropped after a minute. A job's search tree is freed when it ends,
+// and the freed memory is given back to the system (malloc_trim) whenever an engine has no search
+// left; what stays is the engines themselves (evaluators, a net's weights) and the answers not yet
+// taken.
 //
 // Thread-safety: every public method may be called from any number of threads at once.
 
@@ -39,6 +41,9 @@ struct EngineServiceConfig {
   std::string device = "cpu";
   // Jobs running at once (both engines together); Start refuses more.
   int max_jobs = 8;
+  // Jobs of one client (Start's `client`) running at once; Start refuses more. Below max_jobs so
+  // that one client cannot keep the others out.
+  int max_jobs_per_client = 4;
   // Tree node cap of each search.
   int64_t max_nodes = int64_t{1} << 20;
 };
@@ -60,7 +65,8 @@ class RequestError : public Error {
 class EngineService {
  public:
   // Builds the engines and starts their worker threads. Throws vz::Error on a net file that
-  // cannot be loaded or fits another game (the AnalysisEngine's errors), or max_jobs < 1.
+  // cannot be loaded or fits another game (the AnalysisEngine's errors), or max_jobs or
+  // max_jobs_per_client < 1.
   explicit EngineService(const EngineServiceConfig& config);
   // Stops the workers (running searches are abandoned) and wakes every waiting Next.
   ~EngineService();
@@ -70,9 +76,12 @@ class EngineService {
   // Starts one job: `query` is an analysis-engine query without `id` (variant, position, moves,
   // analyzeTurns with one turn, maxVisits, reportDuringSearchEvery, ...); the caller has checked
   // its fields. `evaluator` is "net", "rollout" or "" (the net when the variant has one). Returns
-  // the job id. Throws RequestError 400 (field "evaluator") for "net" on a variant without a net
-  // or an unknown evaluator, 503 when max_jobs jobs are running.
-  std::string Start(nlohmann::json query, const std::string& evaluator);
+  // the job id. `client` names who asks (the HTTP client's address; "" for nobody in particular,
+  // who has no per-client cap). Throws RequestError 400 (field "evaluator") for "net" on a variant
+  // without a net or an unknown evaluator, 503 when max_jobs jobs are running, 429 when
+  // max_jobs_per_client jobs of `client` are.
+  std::string Start(nlohmann::json query, const std::string& evaluator,
+                    const std::string& client = "");
 
   // Appends to `answers` what one reader of the job has not seen yet: the newest interim answer,
   // or, once the job has ended, its final answer; waits up to `timeout` for news when there is

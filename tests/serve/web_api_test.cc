@@ -44,7 +44,7 @@ class WebServerTest : public ::testing::Test {
     fs::remove_all(root_, error);
   }
 
-  void Boot(HttpServerConfig http, int max_jobs) {
+  void Boot(HttpServerConfig http, int max_jobs, int max_jobs_per_client = 4) {
     server_.reset();
     api_.reset();
     if (root_.empty()) {
@@ -67,6 +67,7 @@ class WebServerTest : public ::testing::Test {
     WebApiConfig config;
     config.runs_dir = (root_ / "runs").string();
     config.engine.max_jobs = max_jobs;
+    config.engine.max_jobs_per_client = max_jobs_per_client;
     config.default_simulations = 16;
     config.max_simulations = 5000;
     api_ = std::make_unique<WebApi>(config);
@@ -428,6 +429,34 @@ TEST_F(WebServerTest, EveryStreamOfAnAnalysisGetsItsFinalAnswer) {
     EXPECT_FALSE(answers->back()["isDuringSearch"].get<bool>()) << answers->back().dump();
     EXPECT_EQ(answers->back()["rootInfo"]["visits"], 4001);
   }
+}
+
+// One client address cannot take every slot: past --max-jobs-per-client its next search is 429
+// (naming the client and the cap), while the engine still has room for others.
+TEST_F(WebServerTest, OneClientCannotTakeEverySlot) {
+  Boot(HttpServerConfig{}, 3, 2);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 2; ++i) {
+    auto [status, started] =
+        Post("/api/analysis", {{"variant", "chaco-rex"}, {"simulations", 5000}, {"every", 0.05}});
+    ASSERT_EQ(status, 200) << started.dump();
+    ids.push_back(started["id"]);
+  }
+  auto [refused, error] = Post("/api/play", {{"variant", "chad"}, {"simulations", 5}});
+  EXPECT_EQ(refused, 429) << error.dump();
+  const std::string message = error["error"].get<std::string>();
+  EXPECT_NE(message.find("127.0.0.1"), std::string::npos) << message;
+  EXPECT_NE(message.find("--max-jobs-per-client"), std::string::npos) << message;
+  // The third slot is another client's: here the API itself, for a client of another address.
+  const Json other = api_->Play({{"variant", "chad"}, {"simulations", 5}}, "192.0.2.7");
+  EXPECT_FALSE(other["move"].get<std::string>().empty()) << other.dump();
+  EXPECT_EQ(Get("/api/info").second["limits"]["maxJobsPerClient"], 2);
+  // A search of the client that ends frees its slot.
+  EXPECT_EQ(Post("/api/analysis/" + ids[0] + "/stop", Json::object()).first, 200);
+  Stream(ids[0]);
+  EXPECT_EQ(Post("/api/play", {{"variant", "chad"}, {"simulations", 5}}).first, 200);
+  for (const std::string& id : ids) Post("/api/analysis/" + id + "/stop", Json::object());
+  Stream(ids[1]);
 }
 
 TEST_F(WebServerTest, AnalysisStopsOnRequestAndJobsAreBounded) {

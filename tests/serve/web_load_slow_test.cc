@@ -66,6 +66,7 @@ class WebLoadTest : public ::testing::Test {
   void SetUp() override {
     WebApiConfig config;
     config.engine.max_jobs = 8;
+    config.engine.max_jobs_per_client = 8;  // every client of this test has the address 127.0.0.1
     config.default_simulations = 16;
     config.max_simulations = 20000;
     api_ = std::make_unique<WebApi>(config);
