@@ -13,27 +13,96 @@ namespace vz {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+namespace {
+
+// What a field that the readers take must hold.
+enum class FieldKind {
+  kString,
+  kBoolean,
+  kCount,   // a number (read with a default by json::value, which refuses null)
+  kNumber,  // a number or null (MetricNumber: null, a NaN the writer wrote, reads as NaN)
+};
+
+// The fields of metrics lines that the readers (this file, selfplay/run_report.cc) take.
+constexpr std::pair<const char*, FieldKind> kMetricFields[] = {
+    {"type", FieldKind::kString},
+    {"opponent", FieldKind::kString},
+    {"net", FieldKind::kString},
+    {"promoted", FieldKind::kBoolean},
+    {"fixed_opponent", FieldKind::kBoolean},
+    {"elo_interval_defined", FieldKind::kBoolean},
+    {"step", FieldKind::kCount},
+    {"games", FieldKind::kCount},
+    {"positions", FieldKind::kCount},
+    {"selfplay_positions", FieldKind::kCount},
+    {"wins", FieldKind::kCount},
+    {"draws", FieldKind::kCount},
+    {"losses", FieldKind::kCount},
+    {"loss", FieldKind::kNumber},
+    {"policy_loss", FieldKind::kNumber},
+    {"value_loss", FieldKind::kNumber},
+    {"score", FieldKind::kNumber},
+    {"elo", FieldKind::kNumber},
+    {"elo_low", FieldKind::kNumber},
+    {"elo_high", FieldKind::kNumber},
+    {"positions_per_second", FieldKind::kNumber},
+    {"wall_positions_per_second", FieldKind::kNumber},
+    {"wall_seconds", FieldKind::kNumber},
+    {"mean_plies", FieldKind::kNumber},
+};
+
+// Throws vz::Error naming the run, the line and the field when a field of kMetricFields holds
+// another type than its kind.
+void CheckMetricFields(const json& object, const std::string& run_dir, int line_number) {
+  for (const auto& [name, kind] : kMetricFields) {
+    const auto it = object.find(name);
+    if (it == object.end()) continue;
+    const bool fits = kind == FieldKind::kString    ? it->is_string()
+                      : kind == FieldKind::kBoolean ? it->is_boolean()
+                      : kind == FieldKind::kCount   ? it->is_number()
+                                                    : it->is_number() || it->is_null();
+    if (fits) continue;
+    const char* expected = kind == FieldKind::kString    ? "a string"
+                           : kind == FieldKind::kBoolean ? "true or false"
+                           : kind == FieldKind::kCount   ? "a number"
+                                                         : "a number or null";
+    const std::string found = it->is_null() ? std::string("null")
+                              : it->is_object() || it->is_array()
+                                  ? std::string("an ") + it->type_name()
+                                  : std::string("a ") + it->type_name();
+    throw Error(fmt::format("run {}: metrics.jsonl line {}: field \"{}\" is {}, expected {}",
+                            run_dir, line_number, name, found, expected));
+  }
+}
+
+}  // namespace
+
 std::vector<json> ReadRunMetrics(const std::string& run_dir, int& bad_lines) {
   const fs::path path = fs::path(run_dir) / "metrics.jsonl";
   constexpr uint64_t kMaxMetricsBytes = uint64_t{4} << 30;
   const std::string text = ReadWholeFile(path.string(), "metrics file", kMaxMetricsBytes);
   std::vector<json> objects;
   bad_lines = 0;
+  int line_number = 0;
   for (size_t start = 0; start < text.size();) {
     const size_t end = std::min(text.find('\n', start), text.size());
     const std::string_view line(text.data() + start, end - start);
     start = end + 1;
+    ++line_number;
     if (line.empty()) continue;
+    json object;
     try {
-      json object = json::parse(line);
-      if (!object.is_object()) {
-        ++bad_lines;
-        continue;
-      }
-      objects.push_back(std::move(object));
+      object = json::parse(line);
     } catch (const json::exception&) {
       ++bad_lines;
+      continue;
     }
+    if (!object.is_object()) {
+      ++bad_lines;
+      continue;
+    }
+    CheckMetricFields(object, run_dir, line_number);
+    objects.push_back(std::move(object));
   }
   return objects;
 }

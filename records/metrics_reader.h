@@ -7,7 +7,8 @@
 // (`vzero report --table`, the tables of docs/strength.md). selfplay/run_report.h draws the plots
 // from the same lines.
 // A line that is not a JSON object (e.g. cut by a kill) is skipped and counted; a line that is
-// JSON but holds a field of another type than expected is an error naming the run.
+// JSON but holds a field of another type than expected is an error naming the run, the line and
+// the field.
 // Thread-safety: the functions share no state.
 
 #include <fmt/core.h>
@@ -52,7 +53,8 @@ std::string StrengthCurveTable(const std::string& run_dir, int* bad_lines = null
 
 // The JSON objects of RUN_DIR/metrics.jsonl in file order; `bad_lines` is set to the number of
 // non-empty lines that are not JSON objects (skipped). Throws vz::Error naming the file if it
-// cannot be read.
+// cannot be read, and naming the run, the line (1-based) and the field when a field that the
+// readers take ("type", "step", "loss", "opponent", ...) holds another type than they expect.
 std::vector<nlohmann::json> ReadRunMetrics(const std::string& run_dir, int& bad_lines);
 
 // The number `object[key]`, NaN when it is absent or not a number.

@@ -70,11 +70,46 @@ TEST_F(MetricsReaderTest, NoFixedOpponentsIsAnEmptyTable) {
 TEST_F(MetricsReaderTest, BadFilesAreErrorsNamingTheRun) {
   EXPECT_NE(testing::ErrorOf([&] { StrengthCurveTable(File("missing")); }).find("metrics.jsonl"),
             std::string::npos);
-  WriteMetrics(R"({"type":"strength","opponent":"alphabeta:1","step":"seven"})"
+  WriteMetrics(R"({"type":"train","step":10,"loss":2.5})"
+               "\n"
+               R"({"type":"strength","opponent":"alphabeta:1","step":"seven"})"
                "\n");
   const std::string error = testing::ErrorOf([&] { StrengthCurveTable(dir_.string()); });
-  EXPECT_NE(error.find("malformed field"), std::string::npos) << error;
+  EXPECT_NE(error.find("line 2: field \"step\" is a string, expected a number"), std::string::npos)
+      << error;
   EXPECT_NE(error.find(dir_.string()), std::string::npos) << error;
+}
+
+// Every reader (the summary, the table, the plots' lines) refuses a field of the wrong type with
+// its line and name, where the summary used to print a string loss as nan; a null number (a NaN
+// the writer wrote) and unknown fields of any type are fine.
+TEST_F(MetricsReaderTest, AFieldOfTheWrongTypeIsNamedWithItsLine) {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"type":"train","step":30,"loss":"a"})",
+       "field \"loss\" is a string, expected a number or null"},
+      {R"({"type":7})", "field \"type\" is a number, expected a string"},
+      {R"({"type":"gating","step":5,"promoted":1})",
+       "field \"promoted\" is a number, expected true or false"},
+      {R"({"type":"strength","opponent":["x"],"step":5})",
+       "field \"opponent\" is an array, expected a string"},
+      {R"({"type":"strength","opponent":"alphabeta:1","wins":null})",
+       "field \"wins\" is null, expected a number"},
+  };
+  for (const auto& [line, message] : cases) {
+    SCOPED_TRACE(line);
+    WriteMetrics(std::string("\n") + line + "\n");
+    for (const std::string& error :
+         {testing::ErrorOf([&] { SummarizeRunMetrics(dir_.string()); }), testing::ErrorOf([&] {
+            int bad = 0;
+            ReadRunMetrics(dir_.string(), bad);
+          })}) {
+      EXPECT_NE(error.find(std::string("metrics.jsonl line 2: ") + message), std::string::npos)
+          << error;
+    }
+  }
+  WriteMetrics(R"({"type":"train","step":10,"loss":2.5,"elo":null,"extra":[1,{"a":2}]})"
+               "\n");
+  EXPECT_EQ(SummarizeRunMetrics(dir_.string()).lines, 1);
 }
 
 }  // namespace
