@@ -88,8 +88,9 @@ void AddServeCommand(CLI::App& app) {
       ->check(CLI::Range(1, 256));
   command
       ->add_option("--max-jobs-per-client", options->api.engine.max_jobs_per_client,
-                   "Searches of one client address running at once (default 4)")
-      ->check(CLI::Range(1, 256));
+                   "Searches of one client address running at once (default 0: half of "
+                   "--max-jobs, rounded up)")
+      ->check(CLI::Range(0, 256));
   command
       ->add_option("--max-simulations", options->api.max_simulations,
                    "Most simulations of one search (default 50000)")

@@ -19,7 +19,7 @@ namespace {
 enum class FieldKind {
   kString,
   kBoolean,
-  kCount,   // a number (read with a default by json::value, which refuses null)
+  kCount,   // an integer (read with a default by json::value, which refuses null)
   kNumber,  // a number or null (MetricNumber: null, a NaN the writer wrote, reads as NaN)
 };
 
@@ -49,22 +49,24 @@ constexpr std::pair<const char*, FieldKind> kMetricFields[] = {
     {"wall_positions_per_second", FieldKind::kNumber},
     {"wall_seconds", FieldKind::kNumber},
     {"mean_plies", FieldKind::kNumber},
+    {"selfplay_fraction", FieldKind::kNumber},
+    {"samples_per_second", FieldKind::kNumber},
 };
 
 // Throws vz::Error naming the run, the line and the field when a field of kMetricFields holds
 // another type than its kind.
-void CheckMetricFields(const json& object, const std::string& run_dir, int line_number) {
+void CheckMetricFields(const json& object, const std::string& run_dir, int64_t line_number) {
   for (const auto& [name, kind] : kMetricFields) {
     const auto it = object.find(name);
     if (it == object.end()) continue;
     const bool fits = kind == FieldKind::kString    ? it->is_string()
                       : kind == FieldKind::kBoolean ? it->is_boolean()
-                      : kind == FieldKind::kCount   ? it->is_number()
+                      : kind == FieldKind::kCount   ? it->is_number_integer()
                                                     : it->is_number() || it->is_null();
     if (fits) continue;
     const char* expected = kind == FieldKind::kString    ? "a string"
                            : kind == FieldKind::kBoolean ? "true or false"
-                           : kind == FieldKind::kCount   ? "a number"
+                           : kind == FieldKind::kCount   ? "an integer"
                                                          : "a number or null";
     const std::string found = it->is_null() ? std::string("null")
                               : it->is_object() || it->is_array()
@@ -83,7 +85,7 @@ std::vector<json> ReadRunMetrics(const std::string& run_dir, int& bad_lines) {
   const std::string text = ReadWholeFile(path.string(), "metrics file", kMaxMetricsBytes);
   std::vector<json> objects;
   bad_lines = 0;
-  int line_number = 0;
+  int64_t line_number = 0;
   for (size_t start = 0; start < text.size();) {
     const size_t end = std::min(text.find('\n', start), text.size());
     const std::string_view line(text.data() + start, end - start);

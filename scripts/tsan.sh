@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/sanitizer_build.sh
 build_dir="${VZ_TSAN_BUILD_DIR:-build-tsan}"
-targets=(uci_engine_test analysis_test match_test run_dir_test task_team_test
+targets=(uci_engine_test line_io_test analysis_test match_test run_dir_test task_team_test
          concurrent_actors_test batch_prefetch_test)
 if [[ "${VZ_TSAN_TESTS:-}" == all ]]; then targets=(threaded_tests); fi
 vz_sanitizer_build "$build_dir" thread OFF "${targets[@]}"

@@ -327,6 +327,9 @@ class SocketStream final : public ConnectionStream {
     if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
       SocketAddress(address, ip, port);
     }
+    // A client whose address cannot be told still has a name for the per-client limits (the
+    // rate, the engine's jobs), shared with every such client.
+    if (ip.empty()) ip = "unknown";
   }
   void get_local_ip_and_port(std::string& ip, int& port) const override {
     sockaddr_storage address{};

@@ -53,8 +53,12 @@ std::string OverlongLineError() {
 LineReader::LineReader(std::istream& in) : queue_(std::make_shared<Queue>()) {
   thread_ = std::thread([queue = queue_, &in] {
     for (std::string line; ReadLine(in, line);) {
+      if (line.size() > kMaxLineBytes) line.shrink_to_fit();
       {
-        std::lock_guard<std::mutex> lock(queue->mutex);
+        std::unique_lock<std::mutex> lock(queue->mutex);
+        queue->room.wait(lock, [&] { return queue->bytes < kMaxQueuedBytes || queue->abandoned; });
+        if (queue->abandoned) break;
+        queue->bytes += line.capacity();
         queue->lines.push_back(std::move(line));
       }
       queue->ready.notify_one();
@@ -72,7 +76,9 @@ LineReader::~LineReader() {
   {
     std::lock_guard<std::mutex> lock(queue_->mutex);
     closed = queue_->closed;
+    queue_->abandoned = true;
   }
+  queue_->room.notify_one();
   if (closed) {
     thread_.join();
   } else {
@@ -86,7 +92,12 @@ bool LineReader::Take(std::vector<std::string>& lines, bool wait) {
   lines.assign(std::make_move_iterator(queue_->lines.begin()),
                std::make_move_iterator(queue_->lines.end()));
   queue_->lines.clear();
-  return queue_->closed && lines.empty();
+  const bool had_room = queue_->bytes < kMaxQueuedBytes;
+  queue_->bytes = 0;
+  const bool ended = queue_->closed && lines.empty();
+  lock.unlock();
+  if (!had_room) queue_->room.notify_one();
+  return ended;
 }
 
 }  // namespace vz

@@ -1,9 +1,10 @@
 #pragma once
 
-// Line-oriented text I/O shared by the engines that read commands (the analysis engine's command,
-// the terminal play session, the CLI): word splitting, trimming, case folding, and a reader
-// thread that queues the lines of a stream so that a busy engine can look at them between two
-// rounds of work.
+// Line-oriented text I/O shared by the engines that read commands (UCI, the analysis engine's
+// command, the terminal play session, the CLI): word splitting, trimming, case folding, reading a
+// line in bounded memory, and a reader thread that queues the lines of a stream (bounded too) so
+// that a busy engine can look at them between two rounds of work.
+// Thread-safety: the functions share no state; LineReader says its own.
 
 #include <condition_variable>
 #include <deque>
@@ -27,25 +28,31 @@ std::string Trimmed(std::string_view text);
 // `text` in ASCII lower case.
 std::string Lowered(std::string text);
 
-// The longest input line the command engines (UCI, the analysis engine, terminal play) take: 1 MiB.
-// A UCI `position startpos moves ...` line of a 1,000-ply game is about 6 KiB.
+// The longest input line the command engines (UCI, the analysis engine, terminal play) take: 1 MiB,
+// a final CR (of a CRLF line end) included. A UCI `position startpos moves ...` line of a
+// 1,000-ply game is about 6 KiB.
 inline constexpr size_t kMaxLineBytes = size_t{1} << 20;
 
-// Reads the next line of `in` (up to '\n', which is dropped; a last line without one counts) into
-// `line`, keeping at most `max_bytes` + 1 of its bytes: the rest of a longer line is read and
-// dropped, so that a line of any length costs bounded memory and `line.size() > max_bytes` tells
-// the caller it was too long. Returns false, with `line` empty, at the end of the input (as
-// std::getline). Never throws.
+// Reads the next line of `in` (up to '\n', which is dropped; a last line without one counts; a CR
+// is kept, as std::getline keeps it) into `line`, keeping at most `max_bytes` + 1 of its bytes:
+// the rest of a longer line is read and dropped, so that a line of any length costs bounded memory
+// and `line.size() > max_bytes` tells the caller it was too long. Returns false, with `line`
+// empty, at the end of the input or on a stream that has already failed (as std::getline).
+// Throws only what `in.exceptions()` asks for.
 bool ReadLine(std::istream& in, std::string& line, size_t max_bytes = kMaxLineBytes);
 
 // The one-line error for an input line over kMaxLineBytes, naming the limit; the line is ignored.
 std::string OverlongLineError();
 
 // Reads the lines of `in` (with ReadLine: a line over kMaxLineBytes is queued cut to
-// kMaxLineBytes + 1 bytes) on its own thread and queues them for the owner's thread; the owner
-// takes them with Take, waiting or not. Thread-safety: Take from one thread (the owner's).
+// kMaxLineBytes + 1 bytes) on its own thread, and stops reading while the lines not yet taken hold
+// kMaxQueuedBytes or more (so a fast writer waits for a busy owner instead of filling memory) and
+// queues them for the owner's thread; the owner takes them with Take, waiting or not.
+// Thread-safety: Take from one thread (the owner's).
 class LineReader {
  public:
+  static constexpr size_t kMaxQueuedBytes = 4 * kMaxLineBytes;
+
   // Starts reading `in`, which must outlive the reader and be read by nobody else meanwhile.
   explicit LineReader(std::istream& in);
   // Joins the reader thread once the input has ended; while it is still blocked on the input (an
@@ -62,9 +69,12 @@ class LineReader {
  private:
   struct Queue {
     std::mutex mutex;
-    std::condition_variable ready;
+    std::condition_variable ready;  // a line was queued, or the input ended
+    std::condition_variable room;   // lines were taken, or the owner left
     std::deque<std::string> lines;
-    bool closed = false;
+    size_t bytes = 0;        // capacity of the queued lines
+    bool closed = false;     // the input ended (or the owner left and the reader stopped)
+    bool abandoned = false;  // the owner is gone: the reader stops at its next line
   };
   std::shared_ptr<Queue> queue_;  // shared with the reader thread
   std::thread thread_;

@@ -36,8 +36,8 @@ class PlaySession {
 
   // Plays the game to its end, quit or the end of `in`, then writes the record (atomically).
   // Throws vz::Error on an unknown variant, a malformed --fen, a net that does not load, or a
-  // record that cannot be written; an illegal or unreadable move is answered on `out` and the
-  // session goes on.
+  // record that cannot be written; an illegal or unreadable move, or a line over kMaxLineBytes
+  // (serve/line_io.h, read in bounded memory), is answered on `out` and the session goes on.
   void Run();
 
  private:

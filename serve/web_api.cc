@@ -292,7 +292,7 @@ json WebApi::Info() const {
             {"maxMoveSeconds", config_.max_move_seconds},
             {"maxMoves", config_.max_moves},
             {"maxJobs", config_.engine.max_jobs},
-            {"maxJobsPerClient", config_.engine.max_jobs_per_client}}}};
+            {"maxJobsPerClient", engine_->MaxJobsPerClient()}}}};
 }
 
 json WebApi::Position(const json& request) const {

@@ -8,7 +8,8 @@
 //
 // Requests are JSON objects. A request that cannot be served throws RequestError with the HTTP
 // status (400 for a bad field, 404 for an unknown run/plot/job, 409 for a move after the game
-// ended, 503 when the engine is busy) and the offending field; unknown fields are refused too.
+// ended, 429 when the client runs its cap of searches, 503 when the engine is busy) and the
+// offending field; unknown fields are refused too.
 // Every move, cell and position string in a request is checked by the game's own parser, whose
 // one-line message the error carries.
 //
@@ -44,12 +45,12 @@ struct WebApiConfig {
 
 class WebApi {
  public:
-  // Starts the engine workers. Throws vz::Error on a bad net file (EngineService) or a runs
-  // directory that does not exist.
+  // Starts the engine workers. Throws vz::Error on a bad net file or job limits (EngineService) or
+  // a runs directory that does not exist.
   explicit WebApi(const WebApiConfig& config);
   ~WebApi();
 
-  // GET /api/info: {"variants": [{"name", "startFen", "hasCheck", "evaluators": [...],
+  // GET /api/info: {"variants": [{"name", "startFen", "evaluators": [...],
   // "defaultEvaluator"}], "limits": {...}, "runs": bool}.
   nlohmann::json Info() const;
 
@@ -65,12 +66,12 @@ class WebApi {
   // {"move", "display", "analysis": <the engine's final answer>, "position": Position(after)}.
   // Blocks until the search ends. 409 when the game is already over. `client` is the asker's
   // address, for the engine's per-client cap (EngineService::Start: 429 past it).
-  nlohmann::json Play(const nlohmann::json& request, const std::string& client = "");
+  nlohmann::json Play(const nlohmann::json& request, const std::string& client);
 
   // POST /api/analysis {"variant", "fen"?, "moves"?, "simulations"?, "evaluator"?, "every"?
   // (seconds between interim answers, default 0.3), "multiPv"? (moves reported, default 8)}:
   // starts an analysis of the position after `moves`; returns its job id. `client` as for Play.
-  std::string StartAnalysis(const nlohmann::json& request, const std::string& client = "");
+  std::string StartAnalysis(const nlohmann::json& request, const std::string& client);
 
   // The analysis' next answers (the engine's, moveInfos cut to multiPv, each move given its
   // cells and "pvDisplay"), as EngineService::Next.

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -37,6 +38,7 @@ struct EngineService::Impl {
     Clock::time_point ended_at;
     std::string evaluator;  // the worker that runs it
     std::string client;     // who started it (EngineService::Start)
+    bool stopping = false;  // asked to stop: it no longer counts against its client's cap
   };
 
   // One AnalysisEngine and the thread that drives it; lines reach it only through `lines`.
@@ -47,6 +49,8 @@ struct EngineService::Impl {
     std::deque<std::string> lines;
     bool stopping = false;
     std::thread thread;
+    // Called on the worker's thread when the engine throws: ends the jobs it was running.
+    std::function<void(const std::string& message)> on_failure;
 
     void Push(std::string line) {
       {
@@ -76,9 +80,11 @@ struct EngineService::Impl {
             if (!engine->Busy()) malloc_trim(0);
           }
         } catch (const std::exception& e) {
-          // The engine answers bad queries and evaluator failures itself; anything else is
-          // reported and the worker goes on serving.
+          // The engine answers bad queries and evaluator failures itself; anything else (memory)
+          // is reported, the jobs of this engine end with an error answer, and the worker goes
+          // on serving.
           std::fprintf(stderr, "vzero serve: analysis engine: %s\n", e.what());
+          on_failure(e.what());
         }
       }
     }
@@ -123,16 +129,36 @@ struct EngineService::Impl {
     auto worker = std::make_unique<Worker>();
     worker->engine = std::make_unique<AnalysisEngine>(
         analysis, [this](const std::string& line) { Deliver(line); });
+    worker->on_failure = [this, name](const std::string& message) { FailJobs(name, message); };
     workers[name] = std::move(worker);
   }
 
-  // Jobs running now; with a `client`, that client's only.
+  // Jobs running now; with a `client`, that client's only, less those asked to stop.
   int Running(const std::string* client = nullptr) const {
     int running = 0;
     for (const auto& [id, job] : jobs) {
-      running += !job.ended && (client == nullptr || job.client == *client);
+      running += !job.ended && (client == nullptr || (job.client == *client && !job.stopping));
     }
     return running;
+  }
+
+  // Ends every running job of the worker `evaluator` with an error answer naming `message`, and
+  // asks its engine to stop their searches.
+  void FailJobs(const std::string& evaluator, const std::string& message) {
+    std::vector<std::string> failed;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (auto& [id, job] : jobs) {
+        if (job.ended || job.evaluator != evaluator) continue;
+        job.final_answer = {{"id", id}, {"error", "analysis engine failure: " + message}};
+        job.interim = json();
+        job.ended = true;
+        job.ended_at = Clock::now();
+        failed.push_back(id);
+      }
+    }
+    changed.notify_all();
+    for (const std::string& id : failed) Terminate(id, evaluator);
   }
 
   void Terminate(const std::string& id, const std::string& evaluator) {
@@ -144,11 +170,13 @@ EngineService::EngineService(const EngineServiceConfig& config) : impl_(std::mak
   if (config.max_jobs < 1) {
     throw Error("engine jobs: max_jobs " + std::to_string(config.max_jobs) + " must be >= 1");
   }
-  if (config.max_jobs_per_client < 1) {
+  if (config.max_jobs_per_client < 0) {
     throw Error("engine jobs: max_jobs_per_client " + std::to_string(config.max_jobs_per_client) +
-                " must be >= 1");
+                " must be >= 0");
   }
   impl_->config = config;
+  if (config.max_jobs_per_client == 0)
+    impl_->config.max_jobs_per_client = (config.max_jobs + 1) / 2;
   AnalysisConfig analysis;
   analysis.max_active = config.max_jobs;
   analysis.max_nodes = config.max_nodes;
@@ -265,6 +293,7 @@ void EngineService::Stop(const std::string& id) {
     auto it = impl_->jobs.find(id);
     if (it == impl_->jobs.end() || it->second.ended) return;
     evaluator = it->second.evaluator;
+    it->second.stopping = true;
   }
   impl_->Terminate(id, evaluator);
 }
@@ -281,6 +310,8 @@ void EngineService::Forget(const std::string& id) {
   impl_->changed.notify_all();
   if (!evaluator.empty()) impl_->Terminate(id, evaluator);
 }
+
+int EngineService::MaxJobsPerClient() const { return impl_->config.max_jobs_per_client; }
 
 int EngineService::RunningJobs() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);

@@ -13,7 +13,9 @@
 // one, or one error object) queue up until taken with Next, a newer answer replacing an interim one
 // not yet taken (at most one answer waits); a job ends with its final answer or error. At most
 // max_jobs jobs run at once, and at most max_jobs_per_client of one client (its address, so that
-// one page or script cannot take every slot; clients behind one proxy share it); finished jobs
+// one page or script cannot take every slot; clients behind one proxy share it, and an IPv6 host
+// with many addresses is many clients); a job asked to stop no longer counts against its client.
+// A job whose engine fails (an exception out of its round) ends with an error answer. Finished jobs
 // whose answers nobody takes are dropped after a minute. A job's search tree is freed when it ends,
 // and the freed memory is given back to the system (malloc_trim) whenever an engine has no search
 // left; what stays is the engines themselves (evaluators, a net's weights) and the answers not yet
@@ -41,9 +43,10 @@ struct EngineServiceConfig {
   std::string device = "cpu";
   // Jobs running at once (both engines together); Start refuses more.
   int max_jobs = 8;
-  // Jobs of one client (Start's `client`) running at once; Start refuses more. Below max_jobs so
-  // that one client cannot keep the others out.
-  int max_jobs_per_client = 4;
+  // Jobs of one client (Start's `client`) running at once, not counting those asked to stop;
+  // Start refuses more. 0: half of max_jobs, rounded up, so that one client cannot keep the
+  // others out.
+  int max_jobs_per_client = 0;
   // Tree node cap of each search.
   int64_t max_nodes = int64_t{1} << 20;
 };
@@ -65,8 +68,8 @@ class RequestError : public Error {
 class EngineService {
  public:
   // Builds the engines and starts their worker threads. Throws vz::Error on a net file that
-  // cannot be loaded or fits another game (the AnalysisEngine's errors), or max_jobs or
-  // max_jobs_per_client < 1.
+  // cannot be loaded or fits another game (the AnalysisEngine's errors), max_jobs < 1 or
+  // max_jobs_per_client < 0.
   explicit EngineService(const EngineServiceConfig& config);
   // Stops the workers (running searches are abandoned) and wakes every waiting Next.
   ~EngineService();
@@ -76,7 +79,7 @@ class EngineService {
   // Starts one job: `query` is an analysis-engine query without `id` (variant, position, moves,
   // analyzeTurns with one turn, maxVisits, reportDuringSearchEvery, ...); the caller has checked
   // its fields. `evaluator` is "net", "rollout" or "" (the net when the variant has one). Returns
-  // the job id. `client` names who asks (the HTTP client's address; "" for nobody in particular,
+  // the job id. `client` names who asks (the HTTP client's address; "" for an in-process caller,
   // who has no per-client cap). Throws RequestError 400 (field "evaluator") for "net" on a variant
   // without a net or an unknown evaluator, 503 when max_jobs jobs are running, 429 when
   // max_jobs_per_client jobs of `client` are.
@@ -107,6 +110,9 @@ class EngineService {
 
   // Jobs running now.
   int RunningJobs() const;
+
+  // The per-client cap in force (config.max_jobs_per_client, 0 resolved).
+  int MaxJobsPerClient() const;
 
  private:
   struct Impl;

@@ -75,7 +75,8 @@ TEST_F(MetricsReaderTest, BadFilesAreErrorsNamingTheRun) {
                R"({"type":"strength","opponent":"alphabeta:1","step":"seven"})"
                "\n");
   const std::string error = testing::ErrorOf([&] { StrengthCurveTable(dir_.string()); });
-  EXPECT_NE(error.find("line 2: field \"step\" is a string, expected a number"), std::string::npos)
+  EXPECT_NE(error.find("line 2: field \"step\" is a string, expected an integer"),
+            std::string::npos)
       << error;
   EXPECT_NE(error.find(dir_.string()), std::string::npos) << error;
 }
@@ -93,7 +94,8 @@ TEST_F(MetricsReaderTest, AFieldOfTheWrongTypeIsNamedWithItsLine) {
       {R"({"type":"strength","opponent":["x"],"step":5})",
        "field \"opponent\" is an array, expected a string"},
       {R"({"type":"strength","opponent":"alphabeta:1","wins":null})",
-       "field \"wins\" is null, expected a number"},
+       "field \"wins\" is null, expected an integer"},
+      {R"({"type":"train","step":1e300})", "field \"step\" is a number, expected an integer"},
   };
   for (const auto& [line, message] : cases) {
     SCOPED_TRACE(line);

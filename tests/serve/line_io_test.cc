@@ -6,8 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <sstream>
+#include <streambuf>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace vz {
@@ -51,6 +56,54 @@ TEST(ReadLineTest, TheEndOfTheInputGivesFalseAndAnEmptyLine) {
   EXPECT_FALSE(ReadLine(in, line, 100));
   EXPECT_EQ(line, "");
   EXPECT_FALSE(ReadLine(in, line, 100));  // and again
+}
+
+// An input of `lines` lines of `length` 'z's each, made as it is read (never held whole), that
+// counts the bytes handed out.
+class GeneratedLines : public std::streambuf {
+ public:
+  GeneratedLines(int64_t lines, size_t length) : left_(lines), line_(length, 'z') {
+    line_.push_back('\n');
+  }
+  int64_t handed_out() const { return handed_out_.load(); }
+
+ protected:
+  int_type underflow() override {
+    if (left_ == 0) return traits_type::eof();
+    --left_;
+    handed_out_ += int64_t(line_.size());
+    setg(line_.data(), line_.data(), line_.data() + line_.size());
+    return traits_type::to_int_type(line_[0]);
+  }
+
+ private:
+  int64_t left_;
+  std::string line_;
+  std::atomic<int64_t> handed_out_{0};
+};
+
+// A writer faster than the owner: the reader stops reading once kMaxQueuedBytes wait, and every
+// line still arrives, in order, when the owner takes them.
+TEST(LineReaderTest, StopsReadingWhileTheQueueIsFull) {
+  constexpr int64_t kLines = 64;
+  GeneratedLines source(kLines, kMaxLineBytes / 2);
+  std::istream in(&source);
+  LineReader reader(in);
+  // Wait until the reader stands still (or the whole input was read, which fails below).
+  int64_t seen = -1;
+  for (int i = 0; i < 600 && source.handed_out() != seen; ++i) {
+    seen = source.handed_out();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_LE(source.handed_out(), int64_t(LineReader::kMaxQueuedBytes + 2 * kMaxLineBytes));
+  int64_t taken = 0;
+  std::vector<std::string> lines;
+  for (bool ended = false; !ended;) {
+    ended = reader.Take(lines, /*wait=*/true);
+    for (const std::string& line : lines) EXPECT_EQ(line.size(), kMaxLineBytes / 2);
+    taken += int64_t(lines.size());
+  }
+  EXPECT_EQ(taken, kLines);
 }
 
 TEST(LineReaderTest, QueuesLinesCutAsReadLineCutsThem) {

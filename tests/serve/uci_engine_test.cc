@@ -9,6 +9,7 @@
 #include "serve/uci_engine.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -316,13 +317,57 @@ TEST(UciEngineTest, AnOverlongLineIsReportedAndTheEngineGoesOn) {
   ExpectLegalProtocolMove(game, uci.BestMove());
 }
 
+// An input whose first line is `length` 'z's, made as it is read (never held whole), then `rest`.
+class LongFirstLine : public std::streambuf {
+ public:
+  LongFirstLine(size_t length, std::string rest) : left_(length), rest_(std::move(rest)) {
+    chunk_.assign(size_t{1} << 16, 'z');
+  }
+
+ protected:
+  int_type underflow() override {
+    if (left_ > 0) {
+      const size_t n = std::min(left_, chunk_.size());
+      left_ -= n;
+      setg(chunk_.data(), chunk_.data(), chunk_.data() + n);
+    } else if (!rest_done_) {
+      rest_done_ = true;
+      setg(rest_.data(), rest_.data(), rest_.data() + rest_.size());
+    } else {
+      return traits_type::eof();
+    }
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  size_t left_;
+  std::string rest_;
+  std::string chunk_;
+  bool rest_done_ = false;
+};
+
+// The peak resident memory of this process in KiB.
+long PeakKib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
 TEST(UciEngineTest, RunReadsAnEndlessLineInBoundedMemoryAndGoesOn) {
   LineBuffer buffer;
   std::ostream out(&buffer);
   UciEngine engine(Variant("chad"), out);
-  // 64 MiB of one line: read whole with std::getline, it would be held in memory at once.
-  std::istringstream in(std::string(size_t{64} << 20, 'z') + "\nisready\nquit\n");
+  // 512 MiB of one line, made as it is read: held whole (std::getline), it would raise the peak
+  // memory of this process by as much.
+  LongFirstLine source(size_t{512} << 20, "\nisready\nquit\n");
+  std::istream in(&source);
+  engine.Handle("isready");  // the engine is built (its memory counted) before the peak is read
+  const auto ready_by = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (std::optional<std::string> line; (line = buffer.Next(ready_by)) && *line != "readyok";) {
+  }
+  const long peak_before = PeakKib();
   engine.Run(in);
+  EXPECT_LT(PeakKib() - peak_before, 128 * 1024) << "KiB more at the peak";
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   std::vector<std::string> lines;
   for (std::optional<std::string> line; (line = buffer.Next(deadline));) {

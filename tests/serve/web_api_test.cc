@@ -44,7 +44,7 @@ class WebServerTest : public ::testing::Test {
     fs::remove_all(root_, error);
   }
 
-  void Boot(HttpServerConfig http, int max_jobs, int max_jobs_per_client = 4) {
+  void Boot(HttpServerConfig http, int max_jobs, int max_jobs_per_client = 0) {
     server_.reset();
     api_.reset();
     if (root_.empty()) {
@@ -451,12 +451,19 @@ TEST_F(WebServerTest, OneClientCannotTakeEverySlot) {
   const Json other = api_->Play({{"variant", "chad"}, {"simulations", 5}}, "192.0.2.7");
   EXPECT_FALSE(other["move"].get<std::string>().empty()) << other.dump();
   EXPECT_EQ(Get("/api/info").second["limits"]["maxJobsPerClient"], 2);
-  // A search of the client that ends frees its slot.
+  // A search of the client asked to stop frees its slot at once, before its final answer (a page
+  // that stops an analysis and starts the next one).
   EXPECT_EQ(Post("/api/analysis/" + ids[0] + "/stop", Json::object()).first, 200);
-  Stream(ids[0]);
   EXPECT_EQ(Post("/api/play", {{"variant", "chad"}, {"simulations", 5}}).first, 200);
   for (const std::string& id : ids) Post("/api/analysis/" + id + "/stop", Json::object());
-  Stream(ids[1]);
+  for (const std::string& id : ids) Stream(id);
+}
+
+TEST_F(WebServerTest, TheDefaultPerClientCapIsHalfTheJobs) {
+  Boot(HttpServerConfig{}, 7);
+  EXPECT_EQ(Get("/api/info").second["limits"]["maxJobsPerClient"], 4);
+  Boot(HttpServerConfig{}, 1);
+  EXPECT_EQ(Get("/api/info").second["limits"]["maxJobsPerClient"], 1);
 }
 
 TEST_F(WebServerTest, AnalysisStopsOnRequestAndJobsAreBounded) {
