@@ -1,5 +1,7 @@
 #include "serve/web_api.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -328,6 +330,11 @@ json WebApi::Play(const json& request, const std::string& client) {
                 {"seed", IntegerField(request, "seed", 0, int64_t{1} << 53, 0)}};
   const std::string id = engine_->Start(query, StringField(request, "evaluator", false), client);
   const auto start = std::chrono::steady_clock::now();
+  // The search stops at its time (or max_move_seconds, whatever its simulations) and answers with
+  // its best move so far; an engine that has not answered kStopGraceSeconds after the stop is
+  // given up on (503), so that the request and its client's job slot never wait for ever.
+  constexpr double kStopGraceSeconds = 10;
+  const double stop_at = seconds > 0 ? seconds : config_.max_move_seconds;
   bool stopped = false;
   json final_answer;
   std::vector<json> answers;
@@ -335,9 +342,16 @@ json WebApi::Play(const json& request, const std::string& client) {
   while (engine_->Next(id, seen, answers, std::chrono::milliseconds(50))) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!stopped && seconds > 0 && elapsed >= seconds) {
+    if (!stopped && elapsed >= stop_at) {
       engine_->Stop(id);
       stopped = true;
+    }
+    if (elapsed >= stop_at + kStopGraceSeconds) {
+      engine_->Forget(id);
+      throw RequestError(503, "",
+                         fmt::format("the engine did not answer within {:g} s of the move's "
+                                     "time; try again",
+                                     kStopGraceSeconds));
     }
   }
   engine_->Forget(id);  // its one reader is done

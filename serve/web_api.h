@@ -64,7 +64,9 @@ class WebApi {
   // "seed"?}: the engine's move in the position after `moves`, searched with that many
   // simulations, or for that many seconds (simulations then capped by max_simulations):
   // {"move", "display", "analysis": <the engine's final answer>, "position": Position(after)}.
-  // Blocks until the search ends. 409 when the game is already over. `client` is the asker's
+  // Blocks until the search ends: at its simulations, its seconds or max_move_seconds, whichever
+  // comes first (the best move so far), or 503 when the engine has not answered 10 s after that.
+  // 409 when the game is already over. `client` is the asker's
   // address, for the engine's per-client cap (EngineService::Start: 429 past it).
   nlohmann::json Play(const nlohmann::json& request, const std::string& client);
 

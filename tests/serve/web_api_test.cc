@@ -70,6 +70,7 @@ class WebServerTest : public ::testing::Test {
     config.engine.max_jobs_per_client = max_jobs_per_client;
     config.default_simulations = 16;
     config.max_simulations = 5000;
+    config.max_move_seconds = max_move_seconds_;
     api_ = std::make_unique<WebApi>(config);
     http.host = "127.0.0.1";
     http.port = 0;
@@ -162,6 +163,7 @@ class WebServerTest : public ::testing::Test {
 
   fs::path root_;
   std::unique_ptr<WebApi> api_;
+  double max_move_seconds_ = 60;  // WebApiConfig::max_move_seconds of the next Boot
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<httplib::Client> client_;
   int port_ = 0;
@@ -457,6 +459,18 @@ TEST_F(WebServerTest, OneClientCannotTakeEverySlot) {
   EXPECT_EQ(Post("/api/play", {{"variant", "chad"}, {"simulations", 5}}).first, 200);
   for (const std::string& id : ids) Post("/api/analysis/" + id + "/stop", Json::object());
   for (const std::string& id : ids) Stream(id);
+}
+
+// An engine move by simulations stops at the server's longest move time with its best move so
+// far, so that no reply (and no client's job slot) waits longer.
+TEST_F(WebServerTest, AnEngineMoveStopsAtTheLongestMoveTime) {
+  max_move_seconds_ = 0.2;
+  Boot(HttpServerConfig{}, 2);
+  auto [status, reply] = Post("/api/play", {{"variant", "chaco-rex"}, {"simulations", 5000}});
+  ASSERT_EQ(status, 200) << reply.dump();
+  EXPECT_FALSE(reply["move"].get<std::string>().empty());
+  EXPECT_TRUE(reply["analysis"].value("terminated", false)) << reply["analysis"].dump();
+  EXPECT_LT(reply["analysis"]["rootInfo"]["visits"].get<int>(), 5001);
 }
 
 TEST_F(WebServerTest, TheDefaultPerClientCapIsHalfTheJobs) {
