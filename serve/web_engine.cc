@@ -39,6 +39,15 @@ struct EngineService::Impl {
     std::string evaluator;  // the worker that runs it
     std::string client;     // who started it (EngineService::Start)
     bool stopping = false;  // asked to stop: it no longer counts against its client's cap
+
+    // Ends the job with `answer`, its final answer (a result or an error), which supersedes any
+    // interim one.
+    void End(json answer) {
+      final_answer = std::move(answer);
+      interim = json();
+      ended = true;
+      ended_at = Clock::now();
+    }
   };
 
   // One AnalysisEngine and the thread that drives it; lines reach it only through `lines`.
@@ -112,10 +121,7 @@ struct EngineService::Impl {
       const bool final = answer.contains("error") || !answer.value("isDuringSearch", false);
       Job& job = it->second;
       if (final) {
-        job.final_answer = std::move(answer);
-        job.interim = json();
-        job.ended = true;
-        job.ended_at = Clock::now();
+        job.End(std::move(answer));
       } else {
         job.interim = std::move(answer);
         job.interim_seq = job.next_seq++;
@@ -150,10 +156,7 @@ struct EngineService::Impl {
       std::lock_guard<std::mutex> lock(mutex);
       for (auto& [id, job] : jobs) {
         if (job.ended || job.evaluator != evaluator) continue;
-        job.final_answer = {{"id", id}, {"error", "analysis engine failure: " + message}};
-        job.interim = json();
-        job.ended = true;
-        job.ended_at = Clock::now();
+        job.End({{"id", id}, {"error", "analysis engine failure: " + message}});
         failed.push_back(id);
       }
     }
@@ -248,8 +251,9 @@ std::string EngineService::Start(json query, const std::string& evaluator,
                              "wait for one to end");
     }
     id = "j" + std::to_string(impl_->next_id++);
-    impl_->jobs[id].evaluator = kind;
-    impl_->jobs[id].client = client;
+    Impl::Job& job = impl_->jobs[id];
+    job.evaluator = kind;
+    job.client = client;
   }
   query["id"] = id;
   impl_->workers.at(kind)->Push(query.dump());

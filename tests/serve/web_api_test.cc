@@ -97,6 +97,20 @@ class WebServerTest : public ::testing::Test {
     return {result->status, Json::parse(result->body, nullptr, false)};
   }
 
+  // Starts `count` Chaco Rex analyses of 5000 simulations (long enough to be running while a test
+  // looks); their ids, fewer when a start is refused (a failure of the test).
+  std::vector<std::string> StartLongAnalyses(int count) {
+    std::vector<std::string> ids;
+    for (int i = 0; i < count; ++i) {
+      auto [status, started] =
+          Post("/api/analysis", {{"variant", "chaco-rex"}, {"simulations", 5000}, {"every", 0.05}});
+      EXPECT_EQ(status, 200) << started.dump();
+      if (status != 200) break;
+      ids.push_back(started["id"]);
+    }
+    return ids;
+  }
+
   // Sends `bytes` on a fresh connection and reads the answer until the server closes it: {status,
   // parsed JSON body (discarded when not JSON)}; status 0 when nothing came back.
   std::pair<int, Json> Raw(const std::string& bytes) {
@@ -437,13 +451,8 @@ TEST_F(WebServerTest, EveryStreamOfAnAnalysisGetsItsFinalAnswer) {
 // (naming the client and the cap), while the engine still has room for others.
 TEST_F(WebServerTest, OneClientCannotTakeEverySlot) {
   Boot(HttpServerConfig{}, 3, 2);
-  std::vector<std::string> ids;
-  for (int i = 0; i < 2; ++i) {
-    auto [status, started] =
-        Post("/api/analysis", {{"variant", "chaco-rex"}, {"simulations", 5000}, {"every", 0.05}});
-    ASSERT_EQ(status, 200) << started.dump();
-    ids.push_back(started["id"]);
-  }
+  const std::vector<std::string> ids = StartLongAnalyses(2);
+  ASSERT_EQ(ids.size(), 2u);
   auto [refused, error] = Post("/api/play", {{"variant", "chad"}, {"simulations", 5}});
   EXPECT_EQ(refused, 429) << error.dump();
   const std::string message = error["error"].get<std::string>();
@@ -606,13 +615,8 @@ TEST_F(WebServerTest, EventStreamsAreCapped) {
   http.max_streams = 2;
   http.max_streams_per_analysis = 1;
   Boot(http, 8);
-  std::vector<std::string> ids;
-  for (int i = 0; i < 3; ++i) {
-    auto [status, started] =
-        Post("/api/analysis", {{"variant", "chaco-rex"}, {"simulations", 5000}, {"every", 0.05}});
-    ASSERT_EQ(status, 200) << started.dump();
-    ids.push_back(started["id"]);
-  }
+  const std::vector<std::string> ids = StartLongAnalyses(3);
+  ASSERT_EQ(ids.size(), 3u);
   // The first two analyses get one stream each, read on threads until their end.
   std::atomic<int> open{0};
   std::vector<std::thread> readers;
