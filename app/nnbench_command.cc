@@ -28,6 +28,7 @@ struct NnBenchOptions {
   bool cuda_graphs = false;
   bool dense_policy = false;
   int cpu_block = 0;
+  bool fuse_convolutions = true;
   bool roofline = true;
 };
 
@@ -55,7 +56,8 @@ void RunNnBenchCommand(const NnBenchOptions& options) {
       {.layout = layouts.at(options.layout),
        .cuda_graphs = options.cuda_graphs,
        .legal_policy = !options.dense_policy,
-       .cpu_block = options.cpu_block});
+       .cpu_block = options.cpu_block,
+       .fuse_convolutions = options.fuse_convolutions});
   fmt::print("nnbench {} on {} ({}), net {} ({}, {} parameters)\n", report.variant, report.device,
              report.precision, source, report.architecture, report.parameters);
   fmt::print("forward pass: {}\n", report.tuning);
@@ -110,6 +112,9 @@ void AddNnBenchCommand(CLI::App& app) {
       ->add_option("--cpu-block", options->cpu_block,
                    "Positions per forward pass on the CPU (0: the net's measured default)")
       ->check(CLI::Range(0, 65536));
+  command->add_option("--fuse-convolutions", options->fuse_convolutions,
+                      "On the CPU in bf16 and channels-last, oneDNN's convolutions with packed "
+                      "weights and the ReLU and skip addition fused (default true)");
   command->add_option("--roofline", options->roofline,
                       "Measure the CPU's matrix-product peak and print each row's share of it "
                       "(default true)");

@@ -1,5 +1,6 @@
 #include "nets/model.h"
 
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <fmt/core.h>
 #include <torch/cuda.h>
 #include <torch/utils.h>
@@ -33,12 +34,91 @@ ConvBnImpl::ConvBnImpl(int in_channels, int out_channels, int kernel) {
   bn = register_module("bn", nn::BatchNorm2d(out_channels));
 }
 
+namespace {
+
+// oneDNN's fused convolution ops, from the dispatcher (they have no C++ function of their own);
+// nullopt where this LibTorch lacks them.
+using ScalarList = c10::List<std::optional<c10::Scalar>>;
+using UnaryConvolution = torch::Tensor(const torch::Tensor&, const torch::Tensor&,
+                                       const std::optional<torch::Tensor>&, c10::IntArrayRef,
+                                       c10::IntArrayRef, c10::IntArrayRef, int64_t,
+                                       c10::string_view, ScalarList,
+                                       std::optional<c10::string_view>);
+using BinaryConvolution = torch::Tensor(const torch::Tensor&, const torch::Tensor&,
+                                        const torch::Tensor&, const std::optional<torch::Tensor>&,
+                                        c10::IntArrayRef, c10::IntArrayRef, c10::IntArrayRef,
+                                        int64_t, c10::string_view, std::optional<c10::Scalar>,
+                                        std::optional<c10::string_view>, ScalarList,
+                                        std::optional<c10::string_view>);
+using ReorderWeight = torch::Tensor(const torch::Tensor&, c10::IntArrayRef, c10::IntArrayRef,
+                                    c10::IntArrayRef, int64_t, at::OptionalIntArrayRef);
+
+struct OneDnnOps {
+  std::optional<c10::TypedOperatorHandle<UnaryConvolution>> unary;
+  std::optional<c10::TypedOperatorHandle<BinaryConvolution>> binary;
+  std::optional<c10::TypedOperatorHandle<ReorderWeight>> reorder;
+};
+
+// The ops, looked up once (thread-safe); all three empty when one is missing or its C++ signature
+// is not the one above (another LibTorch).
+const OneDnnOps& OneDnn() {
+  static const OneDnnOps ops = [] {
+    OneDnnOps found;
+    auto& dispatcher = c10::Dispatcher::singleton();
+    const auto unary = dispatcher.findSchema({"mkldnn::_convolution_pointwise", ""});
+    const auto binary = dispatcher.findSchema({"mkldnn::_convolution_pointwise", "binary"});
+    const auto reorder = dispatcher.findSchema({"mkldnn::_reorder_convolution_weight", ""});
+    if (!unary || !binary || !reorder) return found;
+    try {
+      found.unary = unary->typed<UnaryConvolution>();
+      found.binary = binary->typed<BinaryConvolution>();
+      found.reorder = reorder->typed<ReorderWeight>();
+    } catch (const c10::Error&) {
+      return OneDnnOps{};
+    }
+    return found;
+  }();
+  return ops;
+}
+
+// Drops the packed weights of every convolution of `net`.
+void UnpackConvolutions(PolicyValueNetImpl& net) {
+  for (const auto& module : net.modules(/*include_self=*/false)) {
+    if (auto* unit = module->as<ConvBnImpl>()) unit->packed_weight = torch::Tensor();
+  }
+}
+
+}  // namespace
+
 torch::Tensor ConvBnImpl::forward(const torch::Tensor& x) {
+  if (packed_weight.defined()) return Packed(x, "none", nullptr);
   if (folded_weight.defined()) {
     return torch::conv2d(x, folded_weight, folded_bias, /*stride=*/1,
                          /*padding=*/folded_weight.size(2) / 2);
   }
   return bn(conv(x));
+}
+
+torch::Tensor ConvBnImpl::ForwardRelu(const torch::Tensor& x) {
+  if (packed_weight.defined()) return Packed(x, "relu", nullptr);
+  return torch::relu(forward(x));
+}
+
+torch::Tensor ConvBnImpl::ForwardAddRelu(const torch::Tensor& x, const torch::Tensor& skip) {
+  if (packed_weight.defined()) return Packed(x, "relu", &skip);
+  return torch::relu(skip + forward(x));
+}
+
+torch::Tensor ConvBnImpl::Packed(const torch::Tensor& x, std::string_view activation,
+                                 const torch::Tensor* skip) const {
+  const int64_t padding = folded_weight.size(2) / 2;
+  const std::vector<int64_t> pad{padding, padding}, one{1, 1};
+  if (skip == nullptr) {
+    return OneDnn().unary->call(x, packed_weight, folded_bias, pad, one, one, 1, activation,
+                                ScalarList(), "");
+  }
+  return OneDnn().binary->call(x, *skip, packed_weight, folded_bias, pad, one, one, 1, "add",
+                               c10::Scalar(1.0), activation, ScalarList(), "");
 }
 
 SqueezeExcitationImpl::SqueezeExcitationImpl(int channels, int ratio) {
@@ -85,14 +165,15 @@ ResidualBlockImpl::ResidualBlockImpl(int channels, bool squeeze_excitation, int 
 }
 
 torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x, const BoardCells& board) {
-  torch::Tensor y = conv1(x);
+  torch::Tensor y;
   if (pool) {
-    const torch::Tensor bias = pool_fc(PoolBoardCells(torch::relu(pool(x)), board));
-    y = y + bias.unsqueeze(-1).unsqueeze(-1);
+    const torch::Tensor bias = pool_fc(PoolBoardCells(pool->ForwardRelu(x), board));
+    y = torch::relu(conv1(x) + bias.unsqueeze(-1).unsqueeze(-1));
+  } else {
+    y = conv1->ForwardRelu(x);
   }
-  y = conv2(torch::relu(y));
-  if (se) y = se(y);
-  return torch::relu(x + y);
+  if (se) return torch::relu(x + se(conv2(y)));
+  return conv2->ForwardAddRelu(y, x);
 }
 
 PolicyValueNetImpl::PolicyValueNetImpl(const NetArchitecture& a) : architecture(a) {
@@ -146,7 +227,7 @@ torch::Tensor PolicyValueNetImpl::OnDevice(const torch::Tensor& index,
 }
 
 std::pair<torch::Tensor, BoardCells> PolicyValueNetImpl::Trunk(const torch::Tensor& x) {
-  torch::Tensor trunk = torch::relu(input(x));
+  torch::Tensor trunk = input->ForwardRelu(x);
   // The mask and the index follow the net's `to`; a net moved otherwise still pools on its
   // device and dtype.
   BoardCells board;
@@ -163,7 +244,7 @@ std::pair<torch::Tensor, BoardCells> PolicyValueNetImpl::Trunk(const torch::Tens
 torch::Tensor PolicyValueNetImpl::ValueLogits(const torch::Tensor& trunk, const BoardCells& board,
                                               AuxiliaryOutputs* auxiliary) {
   if (auxiliary != nullptr && ownership) auxiliary->ownership = ownership(trunk);
-  torch::Tensor value = torch::relu(value_conv(trunk));
+  torch::Tensor value = value_conv->ForwardRelu(trunk);
   value =
       architecture.value_head == ValueHead::kPool ? PoolBoardCells(value, board) : value.flatten(1);
   if (auxiliary != nullptr && material_fc) auxiliary->material = material_fc(value);
@@ -173,7 +254,7 @@ torch::Tensor PolicyValueNetImpl::ValueLogits(const torch::Tensor& trunk, const 
 std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch::Tensor& x,
                                                                     AuxiliaryOutputs* auxiliary) {
   const auto [trunk, board] = Trunk(x);
-  torch::Tensor policy = torch::relu(policy_conv(trunk));
+  torch::Tensor policy = policy_conv->ForwardRelu(trunk);
   if (policy_planes) {
     policy =
         policy_planes(policy).flatten(1).index_select(1, OnDevice(policy_index, policy.device()));
@@ -187,7 +268,7 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::ForwardActions(
     const torch::Tensor& x, const torch::Tensor& rows, const torch::Tensor& actions,
     AuxiliaryOutputs* auxiliary) {
   const auto [trunk, board] = Trunk(x);
-  const torch::Tensor features = torch::relu(policy_conv(trunk));  // [batch, P, height, width]
+  const torch::Tensor features = policy_conv->ForwardRelu(trunk);  // [batch, P, height, width]
   torch::Tensor logits;
   if (policy_planes) {
     const int64_t area = int64_t(architecture.height) * architecture.width;
@@ -215,17 +296,20 @@ void PolicyValueNetImpl::MoveIndices(torch::Device device) {
 }
 
 void PolicyValueNetImpl::to(torch::Device device, torch::Dtype dtype, bool non_blocking) {
+  UnpackConvolutions(*this);
   Module::to(device, dtype, non_blocking);
   MoveIndices(device);
   board_mask = board_mask.to(device, dtype);
 }
 
 void PolicyValueNetImpl::to(torch::Dtype dtype, bool non_blocking) {
+  UnpackConvolutions(*this);
   Module::to(dtype, non_blocking);
   board_mask = board_mask.to(dtype);
 }
 
 void PolicyValueNetImpl::to(torch::Device device, bool non_blocking) {
+  UnpackConvolutions(*this);
   Module::to(device, non_blocking);
   MoveIndices(device);
   board_mask = board_mask.to(device);
@@ -247,6 +331,36 @@ void FoldBatchNorm(PolicyValueNet& net) {
     unit->register_buffer("folded_bias", unit->folded_bias);
   }
 }
+
+bool HasOneDnnFusedConvolutions() { return OneDnn().reorder.has_value(); }
+
+bool PackConvolutions(PolicyValueNet& net) {
+  if (!HasOneDnnFusedConvolutions()) return false;
+  std::vector<ConvBnImpl*> units;
+  for (const auto& module : net->modules(/*include_self=*/false)) {
+    auto* unit = module->as<ConvBnImpl>();
+    if (unit == nullptr) continue;
+    if (!unit->folded_weight.defined() || !unit->folded_weight.device().is_cpu()) return false;
+    units.push_back(unit);
+  }
+  torch::NoGradGuard no_grad;
+  try {
+    for (ConvBnImpl* unit : units) {
+      // No input size: oneDNN's blocked layout for the weight is the same for every batch and for
+      // channels-last inputs (no reorder at run time, checked with ONEDNN_VERBOSE).
+      const int64_t padding = unit->folded_weight.size(2) / 2;
+      unit->packed_weight = OneDnn().reorder->call(unit->folded_weight, {padding, padding}, {1, 1},
+                                                   {1, 1}, 1, std::nullopt);
+    }
+  } catch (const c10::Error&) {
+    // oneDNN refuses the dtype on this CPU (bf16 without AVX-512 or AVX-NE-CONVERT): plain ops.
+    UnpackConvolutions(net);
+    return false;
+  }
+  return !units.empty();
+}
+
+void UnpackConvolutions(PolicyValueNet& net) { UnpackConvolutions(*net); }
 
 std::vector<std::pair<std::string, torch::Tensor>> NamedState(PolicyValueNet& net) {
   std::vector<std::pair<std::string, torch::Tensor>> state;

@@ -151,6 +151,12 @@ struct RunnerOptions {
   // over (0: AutoCpuBlock of the architecture; negative: the constructor throws vz::Error).
   // Ignored on a GPU (one pass per batch).
   int cpu_block = 0;
+  // On the CPU in bf16 and channels-last, with the batch norms folded: each convolution runs as
+  // oneDNN's with its weight packed once at load and the ReLU and skip addition after it fused
+  // (nets/model.h PackConvolutions). The same outputs up to bf16 rounding. Measured faster than the
+  // plain ops in bf16 on an AMX Xeon, not in fp32, so fp32 and NCHW runners ignore it, as do GPU
+  // runners (docs/performance.md, *Fusions*).
+  bool fuse_convolutions = true;
 };
 
 // The CPU block size Run uses for `architecture` when RunnerOptions::cpu_block is 0: 1024 /

@@ -66,6 +66,8 @@ class TorchNetRunner final : public NetRunner::Impl {
                        (options.layout == Layout::kAuto &&
                         (cuda || CpuPrefersChannelsLast(file.architecture, precision_)));
       if (channels_last_) ToChannelsLast();
+      fused_ = !cuda && options.fuse_convolutions && dtype_ == torch::kBFloat16 && channels_last_ &&
+               PackConvolutions(net_);
 #if defined(VZ_TORCH_CUDA_STREAMS)
       if (cuda) {
         // The weights were moved and converted on this thread's current stream; the runner's
@@ -232,7 +234,8 @@ class TorchNetRunner final : public NetRunner::Impl {
     std::lock_guard<std::mutex> lock(mutex_);
     std::string line = channels_last_ ? "channels-last" : "NCHW";
     if (!device_.is_cuda()) {
-      return fmt::format("{}, {}, blocks of {}", line,
+      return fmt::format("{}{}, {}, blocks of {}", line,
+                         fused_ ? ", oneDNN fused convolutions" : "",
                          legal_policy_ ? "policy at legal moves" : "dense policy", cpu_block_);
     }
     if (!graphs_on_) return fmt::format("{}, CUDA graphs off: {}", line, graphs_off_reason_);
@@ -432,6 +435,7 @@ class TorchNetRunner final : public NetRunner::Impl {
   std::string precision_;
   std::string source_;
   bool channels_last_ = false;
+  bool fused_ = false;  // PackConvolutions ran (RunnerOptions::fuse_convolutions)
   bool legal_policy_ = true;
   int cpu_block_ = 0;  // positions per forward pass on the CPU; 0 on a GPU (the whole batch)
   bool graphs_on_ = false;

@@ -108,10 +108,10 @@ TEST(NetRunnerLayoutTest, TuningNamesTheLayout) {
       NetRunner(FreshNetForGame<draughts::DraughtsGame>("tiny-gpool-vpool", 1), "n", "cpu", "fp32")
           .tuning(),
       "NCHW, policy at legal moves, blocks of 64");
-  EXPECT_EQ(
-      NetRunner(FreshNetForGame<draughts::DraughtsGame>("tiny-gpool-vpool", 1), "n", "cpu", "bf16")
-          .tuning(),
-      "channels-last, policy at legal moves, blocks of 64");
+  EXPECT_EQ(NetRunner(FreshNetForGame<draughts::DraughtsGame>("tiny-gpool-vpool", 1), "n", "cpu",
+                      "bf16", {.fuse_convolutions = false})
+                .tuning(),
+            "channels-last, policy at legal moves, blocks of 64");
   EXPECT_EQ(
       NetRunner(FreshNetForGame<draughts::DraughtsGame>("small-gpool-vpool", 1), "n", "cpu", "fp32")
           .tuning(),
@@ -225,6 +225,92 @@ TEST(NetRunnerLegalPolicyTest, TheLegalMovesLogitsAreTheDenseHeadsAtEveryBlockSi
   ExpectLegalPolicyMatchesDense<chaco_rex::ChacoRexGame>("tiny-gpool-vpool");
   ExpectLegalPolicyMatchesDense<chaco_rex::ChacoRexGame>("small");
   ExpectLegalPolicyMatchesDense<draughts::DraughtsGame>("tiny-fc");
+}
+
+// Whether a runner's forward pass uses the fused convolutions, by its tuning line.
+bool Fused(const NetRunner& runner) {
+  return runner.tuning().find("oneDNN fused convolutions") != std::string::npos;
+}
+
+// Whether this LibTorch has oneDNN's fused convolution ops: a bf16 channels-last runner fuses
+// exactly then.
+bool FusionAvailable() {
+  return Fused(NetRunner(FreshNetForGame<draughts::DraughtsGame>("tiny", 1), "n", "cpu", "bf16",
+                         {.layout = RunnerOptions::Layout::kChannelsLast}));
+}
+
+// RunAll's and Run's outputs (all logits, then the requested ones, then both WDLs) of `net` in
+// bf16, channels-last, with or without the fused convolutions.
+template <class G>
+std::vector<float> Bf16Outputs(const NetFile& net, bool fuse, const std::vector<float>& planes,
+                               int batch, const std::vector<int32_t>& offsets,
+                               const std::vector<int32_t>& actions) {
+  NetRunner runner(net, "net", "cpu", "bf16",
+                   {.layout = RunnerOptions::Layout::kChannelsLast, .fuse_convolutions = fuse});
+  EXPECT_EQ(Fused(runner), fuse) << runner.tuning();
+  std::vector<float> policy(size_t(batch) * G::kNumActions), wdl(size_t(batch) * 3);
+  runner.RunAll(planes.data(), batch, policy.data(), wdl.data());
+  std::vector<float> logits(actions.size()), run_wdl(size_t(batch) * 3);
+  runner.Run(planes.data(), batch, offsets.data(), actions.data(), logits.data(), run_wdl.data());
+  for (const auto* part : {&wdl, &logits, &run_wdl}) {
+    policy.insert(policy.end(), part->begin(), part->end());
+  }
+  return policy;
+}
+
+// The fused convolutions (RunnerOptions::fuse_convolutions) against the plain ops, in bf16, for a
+// net of `preset`, at batch 1 and at a batch of several positions: the same outputs up to bf16
+// rounding (a fused skip addition rounds its sum once, the plain ops twice).
+template <class G>
+void ExpectFusedMatchesPlain(const std::string& preset) {
+  using E = InputEncoding<G>;
+  NetFile net = FreshNetForGame<G>(preset, 7);
+  testing::ShiftBatchNorms(net, 7);
+  std::mt19937 random(29);
+  for (const int batch : {1, 5}) {
+    std::vector<float> planes(size_t(batch) * E::kSize);
+    for (float& x : planes) x = float(random() % 2);
+    std::vector<int32_t> offsets = {0}, actions;
+    for (int i = 0; i < batch; ++i) {
+      for (int k = 0; k < 20; ++k) actions.push_back(int32_t(random() % E::kNumActions));
+      offsets.push_back(int32_t(actions.size()));
+    }
+    const std::vector<float> plain = Bf16Outputs<G>(net, false, planes, batch, offsets, actions);
+    const std::vector<float> fused = Bf16Outputs<G>(net, true, planes, batch, offsets, actions);
+    ASSERT_EQ(fused.size(), plain.size());
+    float spread = 0.0f, largest = 0.0f;
+    for (size_t i = 0; i < plain.size(); ++i) {
+      spread = std::max(spread, std::abs(plain[i] - plain[0]));
+      largest = std::max(largest, std::abs(fused[i] - plain[i]) / (1.0f + std::abs(plain[i])));
+    }
+    EXPECT_GT(spread, 1e-2f) << preset;  // the outputs differ among themselves
+    EXPECT_LE(largest, 0.03f) << preset << " batch " << batch;
+  }
+}
+
+TEST(NetRunnerFusionTest, FusedConvolutionsGiveThePlainOutputsInBf16) {
+  if (!FusionAvailable()) GTEST_SKIP() << "this LibTorch has no oneDNN fused convolutions";
+  // Blocks without squeeze-excitation (the skip addition fused), with it (not fused), with the
+  // global pooling bias, and the fully connected policy head's 1x1 convolution.
+  ExpectFusedMatchesPlain<chaco_rex::ChacoRexGame>("tiny");
+  ExpectFusedMatchesPlain<chaco_rex::ChacoRexGame>("small");
+  ExpectFusedMatchesPlain<chaco_rex::ChacoRexGame>("small-gpool-vpool");
+  ExpectFusedMatchesPlain<cuarenta::CuarentaGame>("tiny-gpool-vpool");
+  ExpectFusedMatchesPlain<draughts::DraughtsGame>("tiny-fc");
+}
+
+TEST(NetRunnerFusionTest, OnlyBf16ChannelsLastFoldedRunnersFuse) {
+  if (!FusionAvailable()) GTEST_SKIP() << "this LibTorch has no oneDNN fused convolutions";
+  const NetFile net = FreshNetForGame<draughts::DraughtsGame>("tiny", 1);
+  using Layout = RunnerOptions::Layout;
+  const auto fused = [&](const std::string& precision, const RunnerOptions& options) {
+    return Fused(NetRunner(net, "n", "cpu", precision, options));
+  };
+  EXPECT_TRUE(fused("bf16", {}));  // kAuto: channels-last for this net
+  EXPECT_FALSE(fused("fp32", {.layout = Layout::kChannelsLast}));
+  EXPECT_FALSE(fused("bf16", {.layout = Layout::kNchw}));
+  EXPECT_FALSE(fused("bf16", {.fold_batch_norm = false, .layout = Layout::kChannelsLast}));
+  EXPECT_FALSE(fused("bf16", {.layout = Layout::kChannelsLast, .fuse_convolutions = false}));
 }
 
 TEST(NetRunnerLegalPolicyTest, AnEntryWithoutRequestsStillGetsItsValue) {
