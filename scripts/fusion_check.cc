@@ -84,6 +84,15 @@ void Check(int channels, int blocks, int height, int width, torch::ScalarType dt
                                    torch::IntArrayRef, int64_t, at::OptionalIntArrayRef)>();
   const std::vector<int64_t> one{1, 1};
   std::vector<Tensor> packed;  // the weights in oneDNN's layout for the current batch
+  // The tower with oneDNN's fused ops, convolving with `w` (plain or packed weights).
+  const auto fused = [&](const std::vector<Tensor>& w, Tensor x) {
+    for (int i = 0; i < blocks; ++i) {
+      Tensor y = unary.call(x, w[2 * i], biases[2 * i], one, one, one, 1, "relu", ScalarList(), "");
+      x = binary.call(y, x, w[2 * i + 1], biases[2 * i + 1], one, one, one, 1, "add",
+                      torch::Scalar(1.0), "relu", ScalarList(), "");
+    }
+    return x;
+  };
   const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&)>>> variants = {
       {"eager",
        [&](Tensor x) {
@@ -93,26 +102,8 @@ void Check(int channels, int blocks, int height, int width, torch::ScalarType dt
          }
          return x;
        }},
-      {"pointwise",
-       [&](Tensor x) {
-         for (int i = 0; i < blocks; ++i) {
-           Tensor y = unary.call(x, weights[2 * i], biases[2 * i], one, one, one, 1, "relu",
-                                 ScalarList(), "");
-           x = binary.call(y, x, weights[2 * i + 1], biases[2 * i + 1], one, one, one, 1, "add",
-                           torch::Scalar(1.0), "relu", ScalarList(), "");
-         }
-         return x;
-       }},
-      {"packed",
-       [&](Tensor x) {
-         for (int i = 0; i < blocks; ++i) {
-           Tensor y = unary.call(x, packed[2 * i], biases[2 * i], one, one, one, 1, "relu",
-                                 ScalarList(), "");
-           x = binary.call(y, x, packed[2 * i + 1], biases[2 * i + 1], one, one, one, 1, "add",
-                           torch::Scalar(1.0), "relu", ScalarList(), "");
-         }
-         return x;
-       }},
+      {"pointwise", [&](const Tensor& x) { return fused(weights, x); }},
+      {"packed", [&](const Tensor& x) { return fused(packed, x); }},
       {"script", [&](const Tensor& x) { return module.forward({x}).toTensor(); }},
       {"frozen", [&](const Tensor& x) { return frozen.forward({x}).toTensor(); }},
       {"optimized", [&](const Tensor& x) { return optimized.forward({x}).toTensor(); }},
