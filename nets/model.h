@@ -197,10 +197,10 @@ bool HasOneDnnFusedConvolutions();
 // elementwise op. For CPU inference after FoldBatchNorm and after the net's last `to` (which
 // unpacks: a packed weight would not follow it). The outputs are the same up to float rounding
 // (the sum of the skip addition is rounded once instead of twice). Measured faster in bf16 on an
-// AMX Xeon and not in fp32 (docs/performance.md, *Fusions*). Returns false, leaving every weight
-// unpacked, when the net is not folded, not on the CPU, HasOneDnnFusedConvolutions is false or
-// oneDNN refuses the weights' dtype on this CPU. Throws nothing of its own; not thread-safe (call
-// it before the forward passes start).
+// AMX Xeon and not in fp32 (docs/performance.md, *Fused convolutions in bf16*). Returns false,
+// leaving every weight unpacked, when the net is not folded, not on the CPU,
+// HasOneDnnFusedConvolutions is false or oneDNN refuses the weights' dtype on this CPU. Throws
+// nothing of its own; not thread-safe (call it before the forward passes start).
 bool PackConvolutions(PolicyValueNet& net);
 
 // Drops every packed weight of `net`: its convolutions run as plain LibTorch ops again.

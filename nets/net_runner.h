@@ -155,7 +155,7 @@ struct RunnerOptions {
   // oneDNN's with its weight packed once at load and the ReLU and skip addition after it fused
   // (nets/model.h PackConvolutions). The same outputs up to bf16 rounding. Measured faster than the
   // plain ops in bf16 on an AMX Xeon, not in fp32, so fp32 and NCHW runners ignore it, as do GPU
-  // runners (docs/performance.md, *Fusions*).
+  // runners (docs/performance.md, *Fused convolutions in bf16*).
   bool fuse_convolutions = true;
 };
 
