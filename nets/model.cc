@@ -5,6 +5,7 @@
 #include <torch/cuda.h>
 #include <torch/utils.h>
 
+#include <array>
 #include <cstring>
 #include <set>
 
@@ -112,7 +113,7 @@ torch::Tensor ConvBnImpl::ForwardAddRelu(const torch::Tensor& x, const torch::Te
 torch::Tensor ConvBnImpl::Packed(const torch::Tensor& x, std::string_view activation,
                                  const torch::Tensor* skip) const {
   const int64_t padding = folded_weight.size(2) / 2;
-  const std::vector<int64_t> pad{padding, padding}, one{1, 1};
+  const std::array<int64_t, 2> pad{padding, padding}, one{1, 1};  // no allocation per call
   if (skip == nullptr) {
     return OneDnn().unary->call(x, packed_weight, folded_bias, pad, one, one, 1, activation,
                                 ScalarList(), "");
@@ -332,10 +333,8 @@ void FoldBatchNorm(PolicyValueNet& net) {
   }
 }
 
-bool HasOneDnnFusedConvolutions() { return OneDnn().reorder.has_value(); }
-
 bool PackConvolutions(PolicyValueNet& net) {
-  if (!HasOneDnnFusedConvolutions()) return false;
+  if (!OneDnn().reorder) return false;
   std::vector<ConvBnImpl*> units;
   for (const auto& module : net->modules(/*include_self=*/false)) {
     auto* unit = module->as<ConvBnImpl>();
@@ -354,13 +353,11 @@ bool PackConvolutions(PolicyValueNet& net) {
     }
   } catch (const c10::Error&) {
     // oneDNN refuses the dtype on this CPU (bf16 without AVX-512 or AVX-NE-CONVERT): plain ops.
-    UnpackConvolutions(net);
+    UnpackConvolutions(*net);
     return false;
   }
   return !units.empty();
 }
-
-void UnpackConvolutions(PolicyValueNet& net) { UnpackConvolutions(*net); }
 
 std::vector<std::pair<std::string, torch::Tensor>> NamedState(PolicyValueNet& net) {
   std::vector<std::pair<std::string, torch::Tensor>> state;

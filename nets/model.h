@@ -186,10 +186,6 @@ std::vector<std::pair<std::string, torch::Tensor>> NamedState(PolicyValueNet& ne
 // tensors (NamedState, ExportTensors) are unchanged; a net that trains must not be folded.
 void FoldBatchNorm(PolicyValueNet& net);
 
-// Whether this LibTorch has oneDNN's fused convolution ops (mkldnn::_convolution_pointwise and
-// mkldnn::_reorder_convolution_weight, the ops PyTorch's Inductor emits for CPU inference).
-bool HasOneDnnFusedConvolutions();
-
 // Reorders the folded weight of every convolution of `net` once into oneDNN's blocked layout, so
 // that ConvBn's forward passes run oneDNN's convolution with the bias, the ReLU and a residual
 // block's skip addition fused into it (mkldnn::_convolution_pointwise), instead of a plain
@@ -199,12 +195,10 @@ bool HasOneDnnFusedConvolutions();
 // (the sum of the skip addition is rounded once instead of twice). Measured faster in bf16 on an
 // AMX Xeon and not in fp32 (docs/performance.md, *Fused convolutions in bf16*). Returns false,
 // leaving every weight unpacked, when the net is not folded, not on the CPU,
-// HasOneDnnFusedConvolutions is false or oneDNN refuses the weights' dtype on this CPU. Throws
+// this LibTorch lacks oneDNN's fused convolution ops (mkldnn::_convolution_pointwise and
+// mkldnn::_reorder_convolution_weight) or oneDNN refuses the weights' dtype on this CPU. Throws
 // nothing of its own; not thread-safe (call it before the forward passes start).
 bool PackConvolutions(PolicyValueNet& net);
-
-// Drops every packed weight of `net`: its convolutions run as plain LibTorch ops again.
-void UnpackConvolutions(PolicyValueNet& net);
 
 // The state as net-file tensors (float32, on the host).
 std::vector<NetTensor> ExportTensors(PolicyValueNet& net);
