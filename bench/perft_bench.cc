@@ -1,5 +1,5 @@
-// Perft speed of every game with bulk counting (the last ply counts the legal move list without
-// playing it), leaves per second as items_per_second; also a middle-game position of each game
+// Perft speed of every game with bulk counting (the last ply counts the legal moves, G::CountMoves,
+// without writing or playing them), leaves per second as items_per_second; also a middle-game position of each game
 // and move generation alone.
 //   build/perft_bench --benchmark_filter=chad
 

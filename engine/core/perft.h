@@ -1,8 +1,9 @@
 #pragma once
 
 // Perft: the number of legal move sequences of a given length from a position (draw rules
-// ignored, as usual for chess and draughts perft). Bulk counting: at depth 1 the size of the legal
-// move list is returned without playing the moves.
+// ignored, as usual for chess and draughts perft). Bulk counting: at depth 1 the legal moves are
+// counted by G::CountMoves (the generator's count-only pass, which adds a piece's whole target set
+// by population count) without being written or played; every shallower node generates its list.
 
 #include <cstdint>
 #include <string>
@@ -16,9 +17,9 @@ namespace vz {
 template <Game G>
 uint64_t Perft(const typename G::Position& position, int depth) {
   if (depth <= 0) return 1;
+  if (depth == 1) return uint64_t(G::CountMoves(position));
   typename G::MoveList moves;
   G::GenerateMoves(position, moves);
-  if (depth == 1) return uint64_t(moves.size);
   uint64_t total = 0;
   for (Move move : moves) {
     typename G::Position child = position;
