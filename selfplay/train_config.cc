@@ -297,13 +297,19 @@ void ValidateGatingAndStrength(const proto::TrainConfig& config) {
 
 std::string TrainingKnowledge(const proto::TrainConfig& config,
                               const std::string& initial_knowledge) {
+  constexpr std::string_view kQuiescence = "self-play with leaf quiescence";
   const proto::WarmStartConfig& warm = config.warm_start();
+  std::string knowledge;
   if (!warm.player().empty()) {
-    return fmt::format("warm-started: {}, {} games", warm.player(), warm.games());
+    knowledge = fmt::format("warm-started: {}, {} games", warm.player(), warm.games());
+  } else if (initial_knowledge.starts_with("warm-started")) {
+    knowledge = initial_knowledge.substr(0, initial_knowledge.find("; "));
   }
-  if (config.selfplay().leaf_quiescence()) return "self-play with leaf quiescence";
-  if (initial_knowledge.starts_with("warm-started")) return initial_knowledge;
-  return "zero-knowledge";
+  if (config.selfplay().leaf_quiescence() ||
+      initial_knowledge.find(kQuiescence) != std::string::npos) {
+    knowledge += knowledge.empty() ? std::string(kQuiescence) : fmt::format("; {}", kQuiescence);
+  }
+  return knowledge.empty() ? "zero-knowledge" : knowledge;
 }
 
 GatingMode EffectiveGatingMode(const proto::GatingConfig& gating) {

@@ -179,6 +179,22 @@ TEST(WarmStartTest, ConfigKeysAreChecked) {
             "warm-started: alphabeta:3, 9 games");
   zero.mutable_selfplay()->set_leaf_quiescence(true);
   EXPECT_EQ(TrainingKnowledge(zero, ""), "self-play with leaf quiescence");
+  // Both, and a continuation (--init-net) keeps what its initial net was taught.
+  proto::TrainConfig both = WarmConfig(4);
+  both.mutable_selfplay()->set_leaf_quiescence(true);
+  const std::string both_knowledge =
+      "warm-started: alphabeta:1, 4 games; self-play with leaf quiescence";
+  EXPECT_EQ(TrainingKnowledge(both, ""), both_knowledge);
+  EXPECT_EQ(TrainingKnowledge(both, both_knowledge), both_knowledge);
+  EXPECT_EQ(TrainingKnowledge(zero, "warm-started: alphabeta:3, 9 games"),
+            "warm-started: alphabeta:3, 9 games; self-play with leaf quiescence");
+  zero.mutable_selfplay()->set_leaf_quiescence(false);
+  EXPECT_EQ(TrainingKnowledge(zero, both_knowledge), both_knowledge);
+  EXPECT_EQ(TrainingKnowledge(zero, "self-play with leaf quiescence"),
+            "self-play with leaf quiescence");
+  const proto::TrainConfig demo = PresetTrainConfig("chaco-rex", "demo");
+  EXPECT_EQ(TrainingKnowledge(demo, ""),
+            "warm-started: alphabeta:2, 600 games; self-play with leaf quiescence");
   // The draughts presets measure a player with leaf quiescence, but their nets are taught nothing.
   for (const char* preset : {"demo", "long"}) {
     const proto::TrainConfig draughts = PresetTrainConfig("portuguese-draughts", preset);
