@@ -360,7 +360,7 @@ TEST(TrainConfigTest, HashIgnoresStopAndDevicesAndFollowsEverythingElse) {
         "replay.window_base_positions=20001", "replay.adjudicated_value_target=search",
         "replay.value_target_search_weight=0.25", "replay.material_horizon_plies=8",
         "optimizer.ownership_loss_weight=0.5", "warm_start.games=601",
-        "evaluation.leaf_quiescence=false", "selfplay.leaf_quiescence=true",
+        "evaluation.leaf_quiescence=false", "selfplay.leaf_quiescence=false",
         "selfplay.forced_moves_unsearched=false", "selfplay.gumbel_c_scale=1",
         "optimizer.augment=false", "gating.mode=threshold", "evaluation.games=22",
         "strength.games=2", "variant=chad"}) {
