@@ -1,6 +1,6 @@
 // Perft speed of every game with bulk counting (the last ply counts the legal moves, G::CountMoves,
-// without writing or playing them), leaves per second as items_per_second; also a middle-game position of each game
-// and move generation alone.
+// without writing or playing them), leaves per second as items_per_second; also a middle-game
+// position of each game and move generation alone.
 //   build/perft_bench --benchmark_filter=chad
 
 #include <benchmark/benchmark.h>

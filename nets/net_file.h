@@ -50,7 +50,9 @@ struct NetProvenance {
   std::string created;          // UTC, ISO 8601
   std::string source_revision;  // git revision of the writer
   std::string note;
-  std::string knowledge;  // "zero-knowledge", "warm-started: ..." or "" (unknown: an older file)
+  // "zero-knowledge", or parts joined by "; " ("warm-started: ...", "self-play with leaf
+  // quiescence"; selfplay/train_config.h TrainingKnowledge), or "" (unknown: an older file)
+  std::string knowledge;
 };
 
 struct NetFile {

@@ -15,6 +15,8 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "arena/player.h"
 #include "engine/core/error.h"
@@ -297,19 +299,29 @@ void ValidateGatingAndStrength(const proto::TrainConfig& config) {
 
 std::string TrainingKnowledge(const proto::TrainConfig& config,
                               const std::string& initial_knowledge) {
-  constexpr std::string_view kQuiescence = "self-play with leaf quiescence";
+  // The initial net's parts first (all of them: a part this function does not write, from a
+  // future version, is still something the net was taught), then this run's, each once.
+  std::vector<std::string> parts;
+  const auto add = [&](std::string part) {
+    if (!part.empty() && part != "zero-knowledge" &&
+        std::find(parts.begin(), parts.end(), part) == parts.end()) {
+      parts.push_back(std::move(part));
+    }
+  };
+  std::string_view rest = initial_knowledge;
+  for (size_t end; (end = rest.find("; ")) != std::string_view::npos; rest.remove_prefix(end + 2)) {
+    add(std::string(rest.substr(0, end)));
+  }
+  add(std::string(rest));
   const proto::WarmStartConfig& warm = config.warm_start();
-  std::string knowledge;
   if (!warm.player().empty()) {
-    knowledge = fmt::format("warm-started: {}, {} games", warm.player(), warm.games());
-  } else if (initial_knowledge.starts_with("warm-started")) {
-    knowledge = initial_knowledge.substr(0, initial_knowledge.find("; "));
+    add(fmt::format("warm-started: {}, {} games", warm.player(), warm.games()));
   }
-  if (config.selfplay().leaf_quiescence() ||
-      initial_knowledge.find(kQuiescence) != std::string::npos) {
-    knowledge += knowledge.empty() ? std::string(kQuiescence) : fmt::format("; {}", kQuiescence);
-  }
-  return knowledge.empty() ? "zero-knowledge" : knowledge;
+  if (config.selfplay().leaf_quiescence()) add("self-play with leaf quiescence");
+  if (parts.empty()) return "zero-knowledge";
+  std::string knowledge = parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) knowledge += "; " + parts[i];
+  return knowledge;
 }
 
 GatingMode EffectiveGatingMode(const proto::GatingConfig& gating) {

@@ -102,11 +102,11 @@ std::string TrainConfigText(const proto::TrainConfig& config);
 // configs.
 uint64_t TrainConfigHash(const proto::TrainConfig& config);
 
-// What the nets of a run of `config` were taught by a human (NetProvenance::knowledge), from the
-// config and the initial net's `initial_knowledge` (a run from --init-net inherits what its net
-// was taught): the warm start's "warm-started: alphabeta:D, N games" (the config's, else the
-// initial net's), then "self-play with leaf quiescence" when selfplay.leaf_quiescence is on or the
-// initial net was so trained, joined by "; "; "zero-knowledge" when neither. E.g. the Chaco Rex
+// What the nets of a run of `config` were taught by a human (NetProvenance::knowledge): the parts
+// of the initial net's `initial_knowledge` (a run from --init-net inherits what its net was
+// taught; "zero-knowledge" and "" have none), then this run's warm start, "warm-started:
+// alphabeta:D, N games", and "self-play with leaf quiescence" when selfplay.leaf_quiescence is
+// on, each part once, joined by "; "; "zero-knowledge" when there is none. E.g. the Chaco Rex
 // demo's "warm-started: alphabeta:2, 600 games; self-play with leaf quiescence".
 std::string TrainingKnowledge(const proto::TrainConfig& config,
                               const std::string& initial_knowledge);

@@ -192,6 +192,9 @@ TEST(WarmStartTest, ConfigKeysAreChecked) {
   EXPECT_EQ(TrainingKnowledge(zero, both_knowledge), both_knowledge);
   EXPECT_EQ(TrainingKnowledge(zero, "self-play with leaf quiescence"),
             "self-play with leaf quiescence");
+  // A second warm start keeps the first.
+  EXPECT_EQ(TrainingKnowledge(WarmConfig(4), "warm-started: alphabeta:2, 1500 games"),
+            "warm-started: alphabeta:2, 1500 games; warm-started: alphabeta:1, 4 games");
   const proto::TrainConfig demo = PresetTrainConfig("chaco-rex", "demo");
   EXPECT_EQ(TrainingKnowledge(demo, ""),
             "warm-started: alphabeta:2, 600 games; self-play with leaf quiescence");
