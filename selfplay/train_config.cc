@@ -21,6 +21,7 @@
 #include "arena/player.h"
 #include "engine/core/error.h"
 #include "engine/core/fnv.h"
+#include "engine/core/position_text.h"
 #include "engine/registry.h"
 #include "nets/net_architecture.h"
 #include "records/run_files.h"
@@ -46,9 +47,12 @@ std::string FieldNames(const pb::Descriptor* descriptor) {
   return names;
 }
 
-std::string Join(const std::vector<std::string>& items) {
+std::string Join(const std::vector<std::string>& items, std::string_view separator = ", ") {
   std::string joined;
-  for (const std::string& item : items) joined += (joined.empty() ? "" : ", ") + item;
+  for (const std::string& item : items) {
+    if (!joined.empty()) joined += separator;
+    joined += item;
+  }
   return joined;
 }
 
@@ -308,20 +312,13 @@ std::string TrainingKnowledge(const proto::TrainConfig& config,
       parts.push_back(std::move(part));
     }
   };
-  std::string_view rest = initial_knowledge;
-  for (size_t end; (end = rest.find("; ")) != std::string_view::npos; rest.remove_prefix(end + 2)) {
-    add(std::string(rest.substr(0, end)));
-  }
-  add(std::string(rest));
+  for (std::string_view part : SplitAt(initial_knowledge, ';')) add(std::string(TrimBlanks(part)));
   const proto::WarmStartConfig& warm = config.warm_start();
   if (!warm.player().empty()) {
     add(fmt::format("warm-started: {}, {} games", warm.player(), warm.games()));
   }
   if (config.selfplay().leaf_quiescence()) add("self-play with leaf quiescence");
-  if (parts.empty()) return "zero-knowledge";
-  std::string knowledge = parts[0];
-  for (size_t i = 1; i < parts.size(); ++i) knowledge += "; " + parts[i];
-  return knowledge;
+  return parts.empty() ? "zero-knowledge" : Join(parts, "; ");
 }
 
 GatingMode EffectiveGatingMode(const proto::GatingConfig& gating) {
