@@ -28,7 +28,7 @@ if [[ ! -f $vzero || ! -x $vzero ]]; then
   exit 1
 fi
 # game and depth: a few seconds each on one core
-games=("portuguese-draughts 11" "cuarenta 6" "chaco-rex 6" "chad 5")
+games=("portuguese-draughts 12" "cuarenta 6" "chaco-rex 6" "chad 5")
 
 now() { echo "$EPOCHREALTIME"; }
 out=$(mktemp)

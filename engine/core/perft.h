@@ -14,10 +14,25 @@
 
 namespace vz {
 
+// Perft at depth 2: every legal move of `position` played and the replies counted.
+template <Game G>
+[[gnu::flatten]] uint64_t PerftLastTwoPlies(const typename G::Position& position) {
+  typename G::MoveList moves;
+  G::GenerateMoves(position, moves);
+  uint64_t total = 0;
+  for (Move move : moves) {
+    typename G::Position child = position;
+    G::ApplyMove(child, move);
+    total += uint64_t(G::CountMoves(child));
+  }
+  return total;
+}
+
 template <Game G>
 uint64_t Perft(const typename G::Position& position, int depth) {
   if (depth <= 0) return 1;
   if (depth == 1) return uint64_t(G::CountMoves(position));
+  if (depth == 2) return PerftLastTwoPlies<G>(position);
   typename G::MoveList moves;
   G::GenerateMoves(position, moves);
   uint64_t total = 0;

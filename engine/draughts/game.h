@@ -70,9 +70,11 @@ struct DraughtsGame {
     draughts::GenerateMoves(p, moves);
   }
   // The number of legal moves of `p` (GenerateMoves' list size), without writing them.
-  VZ_HD static int CountMoves(const Position& p) { return draughts::CountMoves(p); }
+  VZ_HD VZ_FORCE_INLINE static int CountMoves(const Position& p) { return draughts::CountMoves(p); }
   // Plays legal move `move` on `p`.
-  VZ_HD static void ApplyMove(Position& p, Move move) { draughts::ApplyMove(p, move); }
+  VZ_HD VZ_FORCE_INLINE static void ApplyMove(Position& p, Move move) {
+    draughts::ApplyMove(p, move);
+  }
   // Outcome decided by `p` alone given its number of legal moves (no repetition).
   VZ_HD static Outcome LocalOutcome(const Position& p, int num_legal_moves) {
     return draughts::LocalOutcome(p, num_legal_moves);

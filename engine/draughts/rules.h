@@ -92,7 +92,8 @@ struct CaptureSearch {
 // cannot: it rises two ranks per jump, so its captured pieces lie on distinct ranks and fix the
 // order of its jumps; a king can (different landing squares, or a loop taken either way).
 template <bool kMayRepeat>
-VZ_HD void Record(CaptureSearch& s, int to, uint32_t captured, int score, bool promotion) {
+VZ_HD VZ_FORCE_INLINE void Record(CaptureSearch& s, int to, uint32_t captured, int score,
+                                  bool promotion) {
   if (score < s.best_score) return;
   const Move move = MakeMove(s.from, to, captured, promotion);
   if (score > s.best_score) {
@@ -107,77 +108,77 @@ VZ_HD void Record(CaptureSearch& s, int to, uint32_t captured, int score, bool p
   s.list->Push(move);
 }
 
-// A man's jumps: in each forward direction, the square jumped over and the landing square as bits
-// (both 0 where the landing square is off the board). A man rises two ranks per jump, so it makes
-// at most three jumps in one capture (from rank 1 or 2 to rank 7 or 8).
-struct ManJumpTable {
-  uint32_t over[2][kNumSquares][2];  // [colour: 0 White, 1 Black][square][direction]
-  uint32_t land[2][kNumSquares][2];
-};
-
-constexpr ManJumpTable MakeManJumpTable() {
-  const Geometry g = MakeGeometry();
-  ManJumpTable t{};
-  for (int colour = 0; colour < 2; ++colour) {
-    for (int s = 0; s < kNumSquares; ++s) {
-      for (int i = 0; i < 2; ++i) {
-        const int d = colour == 0 ? i : 2 + i;  // men capture forwards only
-        if (g.jump[s][d] < 0) continue;
-        t.over[colour][s][i] = uint32_t{1} << g.neighbour[s][d];
-        t.land[colour][s][i] = uint32_t{1} << g.jump[s][d];
-      }
-    }
-  }
-  return t;
-}
-
-VZ_DEFINE_TABLE(ManJumpTable, ManJumps, MakeManJumpTable())
-
+// A man rises two ranks per jump, so it makes at most three jumps in one capture (from rank 1 or
+// 2 to rank 7 or 8).
 inline constexpr int kMaxManJumps = 3;
 
-// The most jumps a man of `colour` can chain from `square` on an empty board with enemies
-// everywhere: an upper bound on any capture of a man, which ManCaptures' unrolling must reach.
-constexpr int LongestManJumpChain(const ManJumpTable& t, int colour, int square) {
+// The most jumps a man of `colour` (0 White, 1 Black) can chain from `square` on an empty board
+// with enemies everywhere: an upper bound on any capture of a man, which ManCaptures' unrolling
+// must reach.
+constexpr int LongestManJumpChain(const Geometry& g, int colour, int square) {
   int longest = 0;
   for (int i = 0; i < 2; ++i) {
-    if (t.land[colour][square][i] == 0) continue;
-    const int land = std::countr_zero(t.land[colour][square][i]);
-    const int chain = 1 + LongestManJumpChain(t, colour, land);
+    const int land = g.jump[square][colour == 0 ? i : 2 + i];  // men capture forwards only
+    if (land < 0) continue;
+    const int chain = 1 + LongestManJumpChain(g, colour, land);
     if (chain > longest) longest = chain;
   }
   return longest;
 }
 
 constexpr bool ManJumpChainsFit(int max_jumps) {
-  const ManJumpTable t = MakeManJumpTable();
+  const Geometry g = MakeGeometry();
   for (int colour = 0; colour < 2; ++colour) {
     for (int s = 0; s < kNumSquares; ++s) {
-      if (LongestManJumpChain(t, colour, s) > max_jumps) return false;
+      if (LongestManJumpChain(g, colour, s) > max_jumps) return false;
     }
   }
   return true;
 }
 static_assert(ManJumpChainsFit(kMaxManJumps), "a man's capture can chain more than kMaxManJumps");
 
+// The squares where a man of the side to move (kWhite) can land jumping forwards to the right
+// ([0]) and to the left ([1]): empty, with an enemy piece one step back. A man never meets a
+// piece it has jumped again (it rises two ranks per jump), so these hold through its whole
+// capture, and a jump from a square is TwoSteps of its bit masked by them.
+struct ManLandings {
+  uint32_t right;
+  uint32_t left;
+};
+
+template <bool kWhite>
+VZ_HD VZ_FORCE_INLINE ManLandings ManLandingsOf(uint32_t them, uint32_t empty) {
+  constexpr int kRight = kWhite ? kUpRight : kDownRight;
+  constexpr int kLeft = kWhite ? kUpLeft : kDownLeft;
+  return {Shift<kRight>(them) & empty, Shift<kLeft>(them) & empty};
+}
+
 // The capture sequences of a man standing on `square` after `kJumps` jumps; unrolled by kJumps
-// (no recursion: at most kMaxManJumps jumps).
+// (no recursion: at most kMaxManJumps jumps). Right before left, as the generation order.
 template <bool kWhite, int kJumps>
-VZ_HD VZ_FORCE_INLINE void ManCaptures(CaptureSearch& s, int square, uint32_t captured, int score) {
-  bool extended = false;
+VZ_HD VZ_FORCE_INLINE void ManCaptures(CaptureSearch& s, const ManLandings& landings, int square,
+                                       uint32_t captured, int score) {
+  constexpr int kRight = kWhite ? kUpRight : kDownRight;
+  constexpr int kLeft = kWhite ? kUpLeft : kDownLeft;
   if constexpr (kJumps < kMaxManJumps) {
-    const ManJumpTable& t = ManJumps();
-    const uint32_t takeable = s.them & ~captured;
-    for (int i = 0; i < 2; ++i) {
-      const uint32_t over = t.over[kWhite ? 0 : 1][square][i];
-      if (!(takeable & over) || (s.occupied & t.land[kWhite ? 0 : 1][square][i])) continue;
-      extended = true;
-      ManCaptures<kWhite, kJumps + 1>(s, LowestBit(t.land[kWhite ? 0 : 1][square][i]),
-                                      captured | over,
-                                      score + 16 + ((s.them_kings & over) ? 1 : 0));
+    const uint32_t right = TwoSteps<kRight>(Bit(square)) & landings.right;
+    const uint32_t left = TwoSteps<kLeft>(Bit(square)) & landings.left;
+    if (right | left) {
+      if (right) {
+        const uint32_t over = Shift<kRight>(Bit(square));
+        ManCaptures<kWhite, kJumps + 1>(s, landings, LowestBit(right), captured | over,
+                                        score + 16 + ((s.them_kings & over) ? 1 : 0));
+      }
+      if (left) {
+        const uint32_t over = Shift<kLeft>(Bit(square));
+        ManCaptures<kWhite, kJumps + 1>(s, landings, LowestBit(left), captured | over,
+                                        score + 16 + ((s.them_kings & over) ? 1 : 0));
+      }
+      return;
     }
   }
   // A man never continues past its far rank (it has no forward square), so it crowns here.
-  if (!extended) Record<false>(s, square, captured, score, kWhite ? square >= 28 : square < 4);
+  Record<false>(s, square, captured, score, kWhite ? square >= 28 : square < 4);
 }
 
 VZ_HD inline void KingCaptures(CaptureSearch& s, int square, uint32_t captured, int score) {
@@ -216,18 +217,41 @@ VZ_HD VZ_FORCE_INLINE void PushShifted(List& list, uint32_t targets, int delta,
   }
 }
 
+// The number of capture moves of the men `men` of the side to move (kWhite) when the other side
+// has no kings, 0 when they have none: every man's jump chains followed at once over whole
+// boards. A bit of a level-k board is one chain of k jumps (its landing square and directions fix
+// its start; ManLandings says why a chain needs no other state), and with no kings to take a
+// move's score is its number of jumps: the moves are the chains of the deepest non-empty level.
+template <bool kWhite>
+VZ_HD VZ_FORCE_INLINE int CountManCaptures(uint32_t men, const ManLandings& landings) {
+  constexpr int kRight = kWhite ? kUpRight : kDownRight;
+  constexpr int kLeft = kWhite ? kUpLeft : kDownLeft;
+  const auto jump_right = [&](uint32_t b) { return TwoSteps<kRight>(b) & landings.right; };
+  const auto jump_left = [&](uint32_t b) { return TwoSteps<kLeft>(b) & landings.left; };
+  static_assert(kMaxManJumps == 3, "CountManCaptures follows three jumps");
+  const uint32_t r = jump_right(men), l = jump_left(men);
+  if (!(r | l)) return 0;
+  const uint32_t rr = jump_right(r), rl = jump_left(r), lr = jump_right(l), ll = jump_left(l);
+  if (!(rr | rl | lr | ll)) return PopCount(r) + PopCount(l);
+  const uint32_t third[8] = {jump_right(rr), jump_left(rr), jump_right(rl), jump_left(rl),
+                             jump_right(lr), jump_left(lr), jump_right(ll), jump_left(ll)};
+  int count = 0;
+  for (const uint32_t b : third) count += PopCount(b);
+  return count ? count : PopCount(rr) + PopCount(rl) + PopCount(lr) + PopCount(ll);
+}
+
 // Appends to `list` the capture sequences of the best score of the men `jumpers` (those with a
 // jump) and the kings `kings` of the side to move (kWhite): none when no piece can capture.
 template <bool kWhite>
-VZ_HD VZ_FORCE_INLINE void FindCaptures(const Position& p, uint32_t jumpers, uint32_t kings,
-                                        DraughtsMoveList& list) {
+VZ_HD VZ_FORCE_INLINE void FindCaptures(const Position& p, const ManLandings& landings,
+                                        uint32_t jumpers, uint32_t kings, DraughtsMoveList& list) {
   const uint32_t them = kWhite ? p.black : p.white;
   const uint32_t occupied = p.white | p.black;
   CaptureSearch search{them, them & p.kings, 0, 0, 16, &list};
   for (uint32_t b = jumpers; b; b &= b - 1) {
     search.from = LowestBit(b);
     search.occupied = occupied & ~Bit(search.from);
-    ManCaptures<kWhite, 0>(search, search.from, 0, 0);
+    ManCaptures<kWhite, 0>(search, landings, search.from, 0, 0);
   }
   for (uint32_t b = kings; b; b &= b - 1) {
     search.from = LowestBit(b);
@@ -247,21 +271,23 @@ VZ_HD void GenerateMovesFor(const Position& p, List& list) {
   const uint32_t men = us & ~p.kings;
   const uint32_t kings = us & p.kings;
 
-  // Men with an enemy piece diagonally in front and an empty square behind it.
-  const uint32_t jumpers = kWhite ? men & (ShiftDownLeft(ShiftDownLeft(empty) & them) |
-                                           ShiftDownRight(ShiftDownRight(empty) & them))
-                                  : men & (ShiftUpLeft(ShiftUpLeft(empty) & them) |
-                                           ShiftUpRight(ShiftUpRight(empty) & them));
+  const ManLandings landings = ManLandingsOf<kWhite>(them, empty);
+  // Men with a jump: two steps back from a landing square (back from a jump to the right is
+  // down-left for White).
+  constexpr int kBackFromRight = kWhite ? kDownLeft : kUpLeft;
+  constexpr int kBackFromLeft = kWhite ? kDownRight : kUpRight;
+  const uint32_t jumpers =
+      men & (TwoSteps<kBackFromRight>(landings.right) | TwoSteps<kBackFromLeft>(landings.left));
   if (jumpers | kings) {
     if constexpr (kIsMoveCounter<List>) {
       DraughtsMoveList captures;
-      FindCaptures<kWhite>(p, jumpers, kings, captures);
+      FindCaptures<kWhite>(p, landings, jumpers, kings, captures);
       if (captures.size) {
         list.AddCount(captures.size);
         return;
       }
     } else {
-      FindCaptures<kWhite>(p, jumpers, kings, list);
+      FindCaptures<kWhite>(p, landings, jumpers, kings, list);
       if (list.size) return;
     }
   }
@@ -311,16 +337,34 @@ VZ_HD inline void GenerateMoves(const Position& p, DraughtsMoveList& list) {
   }
 }
 
-// The number of legal moves of `p`: the size of GenerateMoves' list, the plain moves counted
-// without writing them (by population count).
-VZ_HD inline int CountMoves(const Position& p) {
-  MoveCounter counter;
-  if (p.side_to_move == Color::kWhite) {
-    internal::GenerateMovesFor<true>(p, counter);
-  } else {
-    internal::GenerateMovesFor<false>(p, counter);
+namespace internal {
+
+// CountMoves for the side to move kWhite. Men against men (no king on the board, the usual case)
+// is counted here over whole boards; positions with kings go through the generator's count-only
+// pass.
+template <bool kWhite>
+VZ_HD VZ_FORCE_INLINE int CountMovesFor(const Position& p) {
+  if (p.kings) {
+    MoveCounter counter;
+    GenerateMovesFor<kWhite>(p, counter);
+    return counter.size;
   }
-  return counter.size;
+  constexpr int kRight = kWhite ? kUpRight : kDownRight;
+  constexpr int kLeft = kWhite ? kUpLeft : kDownLeft;
+  const uint32_t men = kWhite ? p.white : p.black;
+  const uint32_t empty = ~(p.white | p.black);
+  const ManLandings landings = ManLandingsOf<kWhite>(kWhite ? p.black : p.white, empty);
+  if (const int captures = CountManCaptures<kWhite>(men, landings)) return captures;
+  return PopCount(Shift<kRight>(men) & empty) + PopCount(Shift<kLeft>(men) & empty);
+}
+
+}  // namespace internal
+
+// The number of legal moves of `p`: the size of GenerateMoves' list, without writing it (the
+// plain moves and the men's captures counted by population count).
+VZ_HD VZ_FORCE_INLINE int CountMoves(const Position& p) {
+  return p.side_to_move == Color::kWhite ? internal::CountMovesFor<true>(p)
+                                         : internal::CountMovesFor<false>(p);
 }
 
 // Plays `move`, which must be legal in `p`: moves the piece, removes the captured pieces, crowns,

@@ -112,6 +112,60 @@ VZ_HD VZ_FORCE_INLINE uint32_t ShiftDownLeft(uint32_t b) {
   return ((b & kEvenRows & ~kRow0) >> 4) | ((b & kOddRows & ~kColumnK3) >> 3);
 }
 
+// Two steps along one diagonal move a square by the same number of bits on every row: +7
+// up-right, +9 up-left, -9 down-right, -7 down-left (one step is +3 or +4, +4 or +5 by the row's
+// parity, and two steps cross both parities). kJumpOriginsUpRight etc.: the squares whose square
+// two steps away in that direction is on the board (JumpOrigins checks the distances against the
+// geometry table at compile time).
+inline constexpr int kTwoStepDelta[kNumDirections] = {7, 9, -9, -7};
+
+constexpr uint32_t JumpOrigins(int direction) {
+  const Geometry g = MakeGeometry();
+  uint32_t origins = 0;
+  for (int s = 0; s < kNumSquares; ++s) {
+    if (g.jump[s][direction] < 0) continue;
+    if (g.jump[s][direction] != s + kTwoStepDelta[direction]) return 0;  // fails the assert below
+    origins |= uint32_t{1} << s;
+  }
+  return origins;
+}
+inline constexpr uint32_t kJumpOriginsUpRight = JumpOrigins(kUpRight);
+inline constexpr uint32_t kJumpOriginsUpLeft = JumpOrigins(kUpLeft);
+inline constexpr uint32_t kJumpOriginsDownRight = JumpOrigins(kDownRight);
+inline constexpr uint32_t kJumpOriginsDownLeft = JumpOrigins(kDownLeft);
+static_assert(kJumpOriginsUpRight && kJumpOriginsUpLeft && kJumpOriginsDownRight &&
+                  kJumpOriginsDownLeft,
+              "two diagonal steps are not a constant bit distance");
+
+// Whole-board shifts by one step (Shift) and by two steps (TwoSteps) in direction kDirection,
+// bits leaving the board vanish.
+template <int kDirection>
+VZ_HD VZ_FORCE_INLINE uint32_t Shift(uint32_t b) {
+  static_assert(kDirection >= 0 && kDirection < kNumDirections);
+  if constexpr (kDirection == kUpRight) {
+    return ShiftUpRight(b);
+  } else if constexpr (kDirection == kUpLeft) {
+    return ShiftUpLeft(b);
+  } else if constexpr (kDirection == kDownRight) {
+    return ShiftDownRight(b);
+  } else {
+    return ShiftDownLeft(b);
+  }
+}
+template <int kDirection>
+VZ_HD VZ_FORCE_INLINE uint32_t TwoSteps(uint32_t b) {
+  static_assert(kDirection >= 0 && kDirection < kNumDirections);
+  if constexpr (kDirection == kUpRight) {
+    return (b & kJumpOriginsUpRight) << 7;
+  } else if constexpr (kDirection == kUpLeft) {
+    return (b & kJumpOriginsUpLeft) << 9;
+  } else if constexpr (kDirection == kDownRight) {
+    return (b & kJumpOriginsDownRight) >> 9;
+  } else {
+    return (b & kJumpOriginsDownLeft) >> 7;
+  }
+}
+
 // The first occupied square of `blockers` (a subset of a ray from some square in direction d),
 // i.e. the one nearest to the ray's origin. blockers != 0.
 VZ_HD VZ_FORCE_INLINE int FirstOnRay(uint32_t blockers, int direction) {

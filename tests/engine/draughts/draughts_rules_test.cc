@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -348,6 +349,58 @@ TEST(DraughtsRulesTest, ShiftsMatchNeighbourTable) {
   EXPECT_EQ(g.ray[8][kUpLeft], Bit(12) | Bit(17) | Bit(21) | Bit(26) | Bit(30));            // 9-31
   EXPECT_EQ(g.ray[2][kUpRight], Bit(5) | Bit(9) | Bit(12) | Bit(16));                       // 3-17
   EXPECT_EQ(g.ray[15][kUpRight], Bit(19) | Bit(22) | Bit(26) | Bit(29));                    // 16-30
+}
+
+TEST(DraughtsRulesTest, TwoStepsMatchJumpTable) {
+  const Geometry& g = GeometryTable();
+  for (int s = 0; s < kNumSquares; ++s) {
+    const auto expect = [&](uint32_t shifted, int d) {
+      EXPECT_EQ(shifted, g.jump[s][d] < 0 ? 0u : Bit(g.jump[s][d])) << s << " " << d;
+    };
+    expect(TwoSteps<kUpRight>(Bit(s)), kUpRight);
+    expect(TwoSteps<kUpLeft>(Bit(s)), kUpLeft);
+    expect(TwoSteps<kDownRight>(Bit(s)), kDownRight);
+    expect(TwoSteps<kDownLeft>(Bit(s)), kDownLeft);
+  }
+}
+
+// CountMoves counts men against men over whole boards (no list) and goes through the generator
+// otherwise: both must give the list's size. Crowded random boards, men only and then with kings,
+// each side to move; the sample must reach captures of one, two and three men by a man, and
+// positions where kings capture, so that every path of the count is compared.
+TEST(DraughtsRulesTest, CountMovesIsTheListSizeOnCrowdedBoards) {
+  std::mt19937 random(7);
+  bool man_took[internal::kMaxManJumps + 1] = {};  // [n]: a man's capture of n pieces was seen
+  int king_captures = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const bool with_kings = trial % 2 == 1;
+    Position p;
+    for (int s = 0; s < kNumSquares; ++s) {
+      const uint32_t roll = random() % 8;         // 3/8 White, 3/8 Black, 1/4 empty
+      if (roll < 3 && s < 28) p.white |= Bit(s);  // no man on its own far rank
+      if (roll >= 3 && roll < 6 && s >= 4) p.black |= Bit(s);
+      if (with_kings && (p.white | p.black) & Bit(s) && random() % 6 == 0) p.kings |= Bit(s);
+    }
+    for (const Color side : {Color::kWhite, Color::kBlack}) {
+      p.side_to_move = side;
+      p.hash = ComputeHash(p);
+      DraughtsMoveList moves;
+      GenerateMoves(p, moves);
+      ASSERT_EQ(CountMoves(p), moves.size) << FormatPosition(p);
+      for (Move move : moves) {
+        if (!IsCapture(move)) continue;
+        if (p.kings & Bit(MoveFrom(move))) {
+          ++king_captures;
+        } else {
+          man_took[PopCount(MoveCaptured(move))] = true;
+        }
+      }
+    }
+  }
+  for (int taken = 1; taken <= internal::kMaxManJumps; ++taken) {
+    EXPECT_TRUE(man_took[taken]) << taken;
+  }
+  EXPECT_GT(king_captures, 1000);
 }
 
 }  // namespace
