@@ -217,27 +217,38 @@ VZ_HD VZ_FORCE_INLINE void PushShifted(List& list, uint32_t targets, int delta,
   }
 }
 
-// The number of capture moves of the men `men` of the side to move (kWhite) when the other side
-// has no kings, 0 when they have none: every man's jump chains followed at once over whole
-// boards. A bit of a level-k board is one chain of k jumps (its landing square and directions fix
-// its start; ManLandings says why a chain needs no other state), and with no kings to take a
-// move's score is its number of jumps: the moves are the chains of the deepest non-empty level.
+// The number of legal captures of the side to move (kWhite) whose men are `men`, in a position
+// with no king on the board (p.kings == 0: then no king can capture, nor be taken, and every
+// capture's score is its number of pieces), 0 when it has none. `landings`: ManLandingsOf the
+// position. Every man's jump chains are followed at once over whole boards: a bit of a level-k
+// board is one chain of k jumps, a distinct move (its landing square and the chain's directions
+// fix its start and the pieces it took; ManLandings says why a chain needs no other state), and
+// the legal captures are the chains of the deepest non-empty level (quantity rule).
 template <bool kWhite>
 VZ_HD VZ_FORCE_INLINE int CountManCaptures(uint32_t men, const ManLandings& landings) {
   constexpr int kRight = kWhite ? kUpRight : kDownRight;
   constexpr int kLeft = kWhite ? kUpLeft : kDownLeft;
-  const auto jump_right = [&](uint32_t b) { return TwoSteps<kRight>(b) & landings.right; };
-  const auto jump_left = [&](uint32_t b) { return TwoSteps<kLeft>(b) & landings.left; };
+  // The landing squares of one more jump to the right (left) from the squares `b`.
+  const auto jump_right = [&](uint32_t b)
+                              VZ_INLINE_LAMBDA { return TwoSteps<kRight>(b) & landings.right; };
+  const auto jump_left = [&](uint32_t b)
+                             VZ_INLINE_LAMBDA { return TwoSteps<kLeft>(b) & landings.left; };
   static_assert(kMaxManJumps == 3, "CountManCaptures follows three jumps");
-  const uint32_t r = jump_right(men), l = jump_left(men);
-  if (!(r | l)) return 0;
-  const uint32_t rr = jump_right(r), rl = jump_left(r), lr = jump_right(l), ll = jump_left(l);
-  if (!(rr | rl | lr | ll)) return PopCount(r) + PopCount(l);
-  const uint32_t third[8] = {jump_right(rr), jump_left(rr), jump_right(rl), jump_left(rl),
-                             jump_right(lr), jump_left(lr), jump_right(ll), jump_left(ll)};
-  int count = 0;
-  for (const uint32_t b : third) count += PopCount(b);
-  return count ? count : PopCount(rr) + PopCount(rl) + PopCount(lr) + PopCount(ll);
+  const uint32_t right = jump_right(men), left = jump_left(men);
+  if (!(right | left)) return 0;
+  const uint32_t right_right = jump_right(right), right_left = jump_left(right);
+  const uint32_t left_right = jump_right(left), left_left = jump_left(left);
+  if (!(right_right | right_left | left_right | left_left)) {
+    return PopCount(right) + PopCount(left);
+  }
+  const uint32_t third[8] = {jump_right(right_right), jump_left(right_right),
+                             jump_right(right_left),  jump_left(right_left),
+                             jump_right(left_right),  jump_left(left_right),
+                             jump_right(left_left),   jump_left(left_left)};
+  int three = 0;
+  for (const uint32_t b : third) three += PopCount(b);
+  if (three) return three;
+  return PopCount(right_right) + PopCount(right_left) + PopCount(left_right) + PopCount(left_left);
 }
 
 // Appends to `list` the capture sequences of the best score of the men `jumpers` (those with a

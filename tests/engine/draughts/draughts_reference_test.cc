@@ -223,6 +223,7 @@ void ExpectSameMovesAndChildren(const Position& p) {
   const std::set<RefMove> expected = ReferenceMoves(board);
   const std::set<RefMove> actual = EngineMoves(p);
   ASSERT_EQ(actual, expected) << FormatPosition(p);
+  ASSERT_EQ(CountMoves(p), int(expected.size())) << FormatPosition(p);
   DraughtsMoveList moves;
   GenerateMoves(p, moves);
   for (Move move : moves) {
