@@ -15,7 +15,6 @@
 // two capture sequences with the same triple are the same move. Notation recomputes a landing path
 // when it needs the long form (engine/draughts/notation.h).
 
-#include <bit>
 #include <cstdint>
 
 #include "engine/core/macros.h"
